@@ -1,0 +1,57 @@
+package tool
+
+import (
+	"context"
+	"time"
+
+	"github.com/toold/toold/internal/workspace"
+)
+
+// Env is what an invocation may touch: the session's files through the
+// workspace, its current directory, its small per-session state, and the
+// progress sink of this one call.
+type Env struct {
+	SessionID string
+	ToolUseID string
+	// Files confines every file operation to the session's directories.
+	Files *workspace.Workspace
+	// Cwd is the session's current directory (absolute, inside Files).
+	Cwd string
+	// Environ is the environment handed to processes the call starts. It is
+	// built from an allow-list; toold's own environment never reaches it.
+	Environ  []string
+	State    SessionState
+	Progress Progress
+}
+
+// SessionState is the per-session state a tool may read and write.
+type SessionState interface {
+	// RecordRead remembers that the model has seen this file as it is now.
+	RecordRead(ctx context.Context, path string, stamp FileStamp) error
+	// ReadStamp returns the stamp of the last read (or write) of path.
+	ReadStamp(ctx context.Context, path string) (FileStamp, bool, error)
+	// SetCwd changes the session's current directory for later calls.
+	SetCwd(ctx context.Context, dir string) error
+}
+
+// FileStamp identifies a version of a file well enough to notice that it
+// changed after the model read it.
+type FileStamp struct {
+	ModTime time.Time
+	Size    int64
+}
+
+// Progress receives a call's output while it runs. Implementations must be
+// safe to call from several goroutines; the bytes are copied before return.
+type Progress interface {
+	Stdout(p []byte)
+	Stderr(p []byte)
+	Message(text string)
+}
+
+// NopProgress discards progress.
+type NopProgress struct{}
+
+func (NopProgress) Stdout([]byte)  {}
+func (NopProgress) Stderr([]byte)  {}
+func (NopProgress) Message(string) {}

@@ -1,0 +1,74 @@
+package tool
+
+import "fmt"
+
+// ErrorKind classifies why a call failed. It is mapped one to one onto the
+// API's ErrorKind enum.
+type ErrorKind int
+
+const (
+	KindNone ErrorKind = iota
+	KindInvalidInput
+	KindUnknownTool
+	KindPermissionDenied
+	KindTimeout
+	KindFailed
+	KindCancelled
+	KindInternal
+	KindUnavailable
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case KindNone:
+		return "none"
+	case KindInvalidInput:
+		return "invalid_input"
+	case KindUnknownTool:
+		return "unknown_tool"
+	case KindPermissionDenied:
+		return "permission_denied"
+	case KindTimeout:
+		return "timeout"
+	case KindFailed:
+		return "failed"
+	case KindCancelled:
+		return "cancelled"
+	case KindInternal:
+		return "internal"
+	case KindUnavailable:
+		return "unavailable"
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
+// Error is a failure whose message is written for the model.
+type Error struct {
+	Kind ErrorKind
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error of the given kind.
+func Errorf(kind ErrorKind, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Kind: kind, Msg: err.Error(), Err: unwrapOnce(err)}
+}
+
+// Failf is Errorf(KindFailed, ...): the call ran and did not succeed.
+func Failf(format string, args ...any) *Error { return Errorf(KindFailed, format, args...) }
+
+// InvalidInputf is Errorf(KindInvalidInput, ...).
+func InvalidInputf(format string, args ...any) *Error {
+	return Errorf(KindInvalidInput, format, args...)
+}
+
+func unwrapOnce(err error) error {
+	if u, ok := err.(interface{ Unwrap() error }); ok {
+		return u.Unwrap()
+	}
+	return nil
+}

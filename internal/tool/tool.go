@@ -1,0 +1,58 @@
+// Package tool defines what a tool is to toold: a static definition, a parser
+// that turns validated JSON input into an invocation, and the invocation's
+// declared traits. Every built-in and MCP tool implements these interfaces.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Definition is what the model sees in the Messages API `tools` array.
+type Definition struct {
+	Name        string
+	Description string
+	// InputSchema is a JSON Schema object. The engine validates input against
+	// it strictly before Parse is called.
+	InputSchema json.RawMessage
+	// Aliases are older names the tool also answers to; they are not listed.
+	Aliases []string
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	Definition() Definition
+	// Parse turns schema-valid input into an invocation. A returned error is
+	// reported to the model as invalid input: tool-specific checks that JSON
+	// Schema cannot express (ranges that depend on each other, string
+	// relations) belong here.
+	Parse(input json.RawMessage) (Invocation, error)
+}
+
+// Invocation is one parsed call of a tool, ready to run.
+type Invocation interface {
+	// Traits are what the call declares about itself. The zero value is the
+	// fail-closed default.
+	Traits() Traits
+	// Activity is the short human summary carried on the started event.
+	Activity() Activity
+	// Run executes the call. Failures the model should read are returned as
+	// errors (see Error); the engine turns them into error results.
+	Run(ctx context.Context, env *Env) (*Result, error)
+}
+
+// Traits describe a call's effects. The zero value means: may write, must run
+// alone, not known to be destructive. A tool opts in to anything weaker.
+type Traits struct {
+	ReadOnly        bool
+	ConcurrencySafe bool
+	Destructive     bool
+}
+
+// Activity is what a console or a log line shows for a call.
+type Activity struct {
+	Summary string // "Read src/main.go", "Run: go test ./..."
+	Search  bool
+	Read    bool
+	List    bool
+}

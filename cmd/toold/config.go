@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is every setting toold takes, parsed and checked before anything
+// starts. Each flag falls back to a TOOLD_* environment variable.
+type config struct {
+	Listen             string
+	WorkspaceRoot      string
+	LogLevel           slog.Level
+	LogFormat          string
+	MaxToolConcurrency int
+	MaxCallsPerRequest int
+	ShutdownTimeout    time.Duration
+}
+
+// envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
+func envName(flagName string) string {
+	return "TOOLD_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func parseConfig(args []string, getenv func(string) string) (*config, error) {
+	fs := flag.NewFlagSet("toold", flag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder))
+	var (
+		listen      = fs.String("listen", "127.0.0.1:50051", "gRPC listen address")
+		root        = fs.String("workspace-root", filepath.Join(os.TempDir(), "toold", "workspaces"), "directory that every session's workspace must lie in; sessions without a workspace get a fresh directory here")
+		logLevel    = fs.String("log-level", "info", "debug, info, warn or error")
+		logFormat   = fs.String("log-format", "text", "json or text")
+		concurrency = fs.Int("max-tool-concurrency", 10, "concurrency-safe calls of one batch that run at once")
+		maxCalls    = fs.Int("max-calls-per-request", 64, "tool calls allowed in one Execute request")
+		shutdown    = fs.Duration("shutdown-timeout", 30*time.Second, "how long running calls may finish on SIGTERM before they are killed")
+	)
+	// An environment variable sets the default; an explicit flag wins.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := getenv(envName(f.Name)); v != "" {
+			if err := f.Value.Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s=%q: %w", envName(f.Name), v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return nil, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp{usage(fs)}
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	cfg := &config{
+		Listen: *listen, WorkspaceRoot: *root, LogFormat: *logFormat,
+		MaxToolConcurrency: *concurrency, MaxCallsPerRequest: *maxCalls, ShutdownTimeout: *shutdown,
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	}
+	return cfg, cfg.check()
+}
+
+func (c *config) check() error {
+	if _, port, err := net.SplitHostPort(c.Listen); err != nil {
+		return fmt.Errorf("--listen %q: %w", c.Listen, err)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--listen %q: bad port", c.Listen)
+	}
+	if !filepath.IsAbs(c.WorkspaceRoot) {
+		return fmt.Errorf("--workspace-root %q must be an absolute path", c.WorkspaceRoot)
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		return fmt.Errorf("--log-format %q: want json or text", c.LogFormat)
+	}
+	if c.MaxToolConcurrency < 1 || c.MaxToolConcurrency > 1000 {
+		return fmt.Errorf("--max-tool-concurrency %d: want 1..1000", c.MaxToolConcurrency)
+	}
+	if c.MaxCallsPerRequest < 1 || c.MaxCallsPerRequest > 10000 {
+		return fmt.Errorf("--max-calls-per-request %d: want 1..10000", c.MaxCallsPerRequest)
+	}
+	if c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("--shutdown-timeout %s: want a positive duration", c.ShutdownTimeout)
+	}
+	return nil
+}
+
+type errHelp struct{ text string }
+
+func (e errHelp) Error() string { return e.text }
+
+func usage(fs *flag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString("Usage: toold [flags]\n\nEvery flag can also be set as TOOLD_<NAME> (e.g. TOOLD_LISTEN).\n\n")
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	return b.String()
+}

@@ -1,0 +1,72 @@
+// Package exec runs tool calls: each call goes through a chain of call
+// interceptors around one runner, and a batch is partitioned so that
+// consecutive concurrency-safe calls run together. The engine reports what
+// happens to a Sink and knows nothing of gRPC.
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/workspace"
+)
+
+// Request is one tool_use block as the client sent it.
+type Request struct {
+	ToolUseID string
+	Name      string
+	// Input is the input object. RawInput is used instead when Input is nil:
+	// it is decoded strictly (duplicate keys, invalid UTF-8, trailing data
+	// are refused).
+	Input    map[string]any
+	RawInput []byte
+}
+
+// Call is one call on its way through the interceptor chain. Stages fill in
+// what they establish; later stages rely on it.
+type Call struct {
+	Request
+	Session *store.Session
+	Files   *workspace.Workspace
+	Sink    Sink
+
+	// Set by lookup.
+	Tool tool.Tool
+	// Set by validation: the input after coercion, and the parsed call.
+	Input      json.RawMessage
+	Invocation tool.Invocation
+
+	started time.Time
+}
+
+// Name is the tool's canonical name once looked up, else the requested one.
+func (c *Call) ToolName() string {
+	if c.Tool != nil {
+		return c.Tool.Definition().Name
+	}
+	return c.Name
+}
+
+// Handler runs a call to its result. A returned error is turned into an
+// error result by the shaping stage; handlers never panic on bad input.
+type Handler func(ctx context.Context, c *Call) (*tool.Result, error)
+
+// Interceptor wraps a handler, as gRPC's interceptors do: it may act before
+// and after next, or return without calling it.
+type Interceptor func(ctx context.Context, c *Call, next Handler) (*tool.Result, error)
+
+// Chain composes interceptors around a final handler; the first interceptor
+// is the outermost.
+func Chain(final Handler, interceptors ...Interceptor) Handler {
+	h := final
+	for i := len(interceptors) - 1; i >= 0; i-- {
+		ic, next := interceptors[i], h
+		h = func(ctx context.Context, c *Call) (*tool.Result, error) {
+			return ic(ctx, c, next)
+		}
+	}
+	return h
+}

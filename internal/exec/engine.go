@@ -1,0 +1,195 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
+)
+
+// Config is what the engine is built from.
+type Config struct {
+	Registry *tool.Registry
+	Store    store.Store
+	Policy   policy.Decider
+	// MaxConcurrency bounds how many concurrency-safe calls of one batch
+	// run at once (default 10, as Claude Code's).
+	MaxConcurrency int
+	// MaxResultChars cuts a result's text blocks (default 100000).
+	MaxResultChars int
+	// Environ is the environment of every process a call starts.
+	Environ []string
+	// Interceptors run after the policy stage, around the tool (hooks,
+	// audit, quotas), outermost first.
+	Interceptors []Interceptor
+	Logger       *slog.Logger
+}
+
+// Engine executes batches of tool calls.
+type Engine struct {
+	cfg     Config
+	prepare Handler
+	run     Handler
+	files   *workspaceCache
+	active  *activeCalls
+}
+
+// NewEngine compiles every tool's schema and assembles the call path.
+func NewEngine(cfg Config) (*Engine, error) {
+	if cfg.Registry == nil || cfg.Store == nil || cfg.Policy == nil {
+		return nil, errors.New("exec: Registry, Store and Policy are required")
+	}
+	if cfg.MaxConcurrency <= 0 {
+		cfg.MaxConcurrency = 10
+	}
+	if cfg.MaxResultChars <= 0 {
+		cfg.MaxResultChars = 100_000
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	sch, err := compileSchemas(cfg.Registry)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, files: newWorkspaceCache(), active: newActiveCalls()}
+
+	// The call path. It has two phases because partitioning a batch needs
+	// every call's parsed input before any call runs:
+	//   prepare: lookup -> validate (schema, coercion, tool.Parse)
+	//   run:     policy -> configured interceptors -> the tool
+	// Result shaping (errors become in-band results, caps) follows both.
+	e.prepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
+		Lookup(cfg.Registry),
+		Validate(sch),
+	)
+	e.run = Chain(e.runTool, append([]Interceptor{Policy(cfg.Policy)}, cfg.Interceptors...)...)
+	return e, nil
+}
+
+// Execute runs one batch for a session and reports to sink. It returns an
+// error only when the batch cannot start at all (no such session, state
+// unavailable); every call's own failure is an in-band result.
+func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, sink Sink) error {
+	sess, err := e.cfg.Store.GetSession(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	files, err := e.files.get(sess)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrWorkspace, err)
+	}
+	ctx, done := e.active.add(ctx, sessionID)
+	defer done()
+
+	calls := make([]*Call, len(reqs))
+	prepErr := make([]error, len(reqs))
+	for i, r := range reqs {
+		c := &Call{Request: r, Session: sess, Files: files, Sink: sink}
+		_, prepErr[i] = e.prepare(ctx, c)
+		calls[i] = c
+	}
+	for _, g := range partition(calls, prepErr) {
+		if len(g) == 1 {
+			e.one(ctx, calls[g[0]], prepErr[g[0]])
+			continue
+		}
+		e.concurrently(ctx, calls, g)
+	}
+	return nil
+}
+
+// ErrWorkspace wraps a failure to open a session's directories.
+var ErrWorkspace = errors.New("session workspace unavailable")
+
+func (e *Engine) concurrently(ctx context.Context, calls []*Call, idx []int) {
+	sem := make(chan struct{}, e.cfg.MaxConcurrency)
+	var wg sync.WaitGroup
+	for _, i := range idx {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			e.one(ctx, calls[i], nil)
+		}()
+	}
+	wg.Wait()
+}
+
+// one runs a single call to its result event. A call whose preparation
+// failed reports that failure without running.
+func (e *Engine) one(ctx context.Context, c *Call, prepErr error) {
+	c.started = time.Now()
+	var res *tool.Result
+	err := prepErr
+	if err == nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		} else {
+			res, err = e.safeRun(ctx, c)
+		}
+	}
+	res = shape(res, err, e.cfg.MaxResultChars)
+	dur := time.Since(c.started)
+	if res.IsError {
+		e.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "tool call failed",
+			slog.String("session_id", c.Session.ID), slog.String("tool_use_id", c.ToolUseID),
+			slog.String("tool", c.ToolName()), slog.String("kind", res.Kind.String()), slog.Duration("duration", dur))
+	}
+	c.Sink.Emit(Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}})
+}
+
+// safeRun keeps a panicking tool from taking the batch (and the server)
+// down: the call gets an internal error result.
+func (e *Engine) safeRun(ctx context.Context, c *Call) (res *tool.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.cfg.Logger.Error("tool panicked", "tool", c.ToolName(), "tool_use_id", c.ToolUseID, "panic", p)
+			res, err = nil, tool.Errorf(tool.KindInternal, "The tool failed unexpectedly; the error has been logged.")
+		}
+	}()
+	return e.run(ctx, c)
+}
+
+// partition groups call indexes: consecutive concurrency-safe calls form
+// one group, every other call is a group of its own.
+func partition(calls []*Call, prepErr []error) [][]int {
+	var groups [][]int
+	for i, c := range calls {
+		safe := prepErr[i] == nil && c.Invocation != nil && c.Invocation.Traits().ConcurrencySafe
+		n := len(groups)
+		if safe && n > 0 && groupSafe(calls, prepErr, groups[n-1]) {
+			groups[n-1] = append(groups[n-1], i)
+			continue
+		}
+		groups = append(groups, []int{i})
+	}
+	return groups
+}
+
+func groupSafe(calls []*Call, prepErr []error, g []int) bool {
+	i := g[0]
+	return prepErr[i] == nil && calls[i].Invocation != nil && calls[i].Invocation.Traits().ConcurrencySafe
+}
+
+// CancelSession cancels every running call of the session and waits (up to
+// the context's deadline) until they have finished, so that their processes
+// are gone when it returns. The session's workspace handles are released.
+func (e *Engine) CancelSession(ctx context.Context, sessionID string) error {
+	err := e.active.cancel(ctx, sessionID)
+	e.files.drop(sessionID)
+	return err
+}
+
+// Shutdown cancels every running call and waits for them, bounded by ctx.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	err := e.active.cancel(ctx, "")
+	e.files.closeAll()
+	return err
+}

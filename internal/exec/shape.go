@@ -1,0 +1,70 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/workspace"
+)
+
+// ResultFromError turns any error a stage or tool returned into the
+// in-band result the model reads. It is the one place where error types
+// become error kinds.
+func ResultFromError(err error) *tool.Result {
+	var te *tool.Error
+	switch {
+	case errors.As(err, &te):
+		return tool.ErrorResult(te.Kind, te.Msg)
+	case errors.Is(err, workspace.ErrOutside):
+		return tool.ErrorResult(tool.KindPermissionDenied, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return tool.ErrorResult(tool.KindTimeout, "The call did not finish within its time limit and was stopped.")
+	case errors.Is(err, context.Canceled):
+		return tool.ErrorResult(tool.KindCancelled, "The call was cancelled before it finished.")
+	case errors.Is(err, store.ErrUnavailable):
+		return tool.ErrorResult(tool.KindUnavailable, "Session state could not be read or written, so the call did not complete: "+err.Error())
+	default:
+		return tool.ErrorResult(tool.KindFailed, err.Error())
+	}
+}
+
+// shape makes the final result: errors become error results, an empty
+// result gets a text block (the Messages API wants content), and text past
+// maxChars is cut with a note so one call cannot flood the model's context.
+func shape(res *tool.Result, err error, maxChars int) *tool.Result {
+	if err != nil {
+		return ResultFromError(err)
+	}
+	if res == nil {
+		return tool.ErrorResult(tool.KindInternal, "The tool returned no result.")
+	}
+	if res.IsError && res.Kind == tool.KindNone {
+		res.Kind = tool.KindFailed
+	}
+	if len(res.Content) == 0 {
+		res.Content = []tool.Block{{Type: tool.BlockText, Text: "(no output)"}}
+	}
+	for i := range res.Content {
+		b := &res.Content[i]
+		if b.Type == tool.BlockText && len(b.Text) > maxChars {
+			b.Text = truncateChars(b.Text, maxChars)
+		}
+	}
+	return res
+}
+
+func truncateChars(s string, max int) string {
+	n := 0
+	for i := range s {
+		if n == max {
+			rest := utf8.RuneCountInString(s[i:])
+			return s[:i] + fmt.Sprintf("\n\n[Result truncated: %d more characters were cut.]", rest)
+		}
+		n++
+	}
+	return s
+}

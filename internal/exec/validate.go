@@ -1,0 +1,157 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+// schemas holds each tool's compiled input schema and the property types
+// that coercion needs. Schemas are compiled once, when the engine is built.
+type schemas struct {
+	byName map[string]*compiledSchema
+}
+
+type compiledSchema struct {
+	schema *jsonschema.Schema
+	// propTypes maps a top-level property to its JSON type, for the seeds'
+	// semanticNumber/semanticBoolean coercions.
+	propTypes map[string]string
+}
+
+func compileSchemas(reg *tool.Registry) (*schemas, error) {
+	s := &schemas{byName: make(map[string]*compiledSchema)}
+	for _, t := range reg.Tools() {
+		d := t.Definition()
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		url := "toold:///tools/" + d.Name + ".json"
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+		}
+		sch, err := c.Compile(url)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+		}
+		cs := &compiledSchema{schema: sch, propTypes: map[string]string{}}
+		if m, ok := doc.(map[string]any); ok {
+			props, _ := m["properties"].(map[string]any)
+			for name, p := range props {
+				if pm, ok := p.(map[string]any); ok {
+					if typ, ok := pm["type"].(string); ok {
+						cs.propTypes[name] = typ
+					}
+				}
+			}
+		}
+		s.byName[d.Name] = cs
+	}
+	return s, nil
+}
+
+// Validate is the stage that checks input against the tool's schema,
+// strictly, and parses it into an invocation. Its failures are invalid-input
+// results whose text tells the model what to fix.
+func Validate(s *schemas) Interceptor {
+	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
+		if err := s.prepare(c); err != nil {
+			return nil, err
+		}
+		return next(ctx, c)
+	}
+}
+
+func (s *schemas) prepare(c *Call) error {
+	name := c.Tool.Definition().Name
+	in := c.Request.Input
+	if in == nil {
+		if len(c.RawInput) == 0 {
+			in = map[string]any{}
+		} else {
+			m, err := decodeStrict(c.RawInput)
+			if err != nil {
+				return tool.InvalidInputf("Invalid input for %s: %v", name, err)
+			}
+			in = m
+		}
+	}
+	cs := s.byName[name]
+	coerce(in, cs.propTypes)
+	if err := cs.schema.Validate(in); err != nil {
+		return tool.InvalidInputf("%s", describeSchemaError(name, err))
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return tool.InvalidInputf("Invalid input for %s: %v", name, err)
+	}
+	c.Input = raw
+	inv, err := c.Tool.Parse(raw)
+	if err != nil {
+		if _, ok := err.(*tool.Error); ok {
+			return err
+		}
+		return tool.InvalidInputf("Invalid input for %s: %v", name, err)
+	}
+	c.Invocation = inv
+	return nil
+}
+
+// coerce applies the seeds' semantic wrappers: models often quote numbers
+// and booleans, and "5" for a number field means 5.
+func coerce(in map[string]any, types map[string]string) {
+	for k, v := range in {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		switch types[k] {
+		case "number":
+			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+				in[k] = f
+			}
+		case "integer":
+			if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+				in[k] = n
+			}
+		case "boolean":
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "true":
+				in[k] = true
+			case "false":
+				in[k] = false
+			}
+		}
+	}
+}
+
+func describeSchemaError(toolName string, err error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Invalid input for %s:", toolName)
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		fmt.Fprintf(&b, " %v", err)
+		return b.String()
+	}
+	for _, u := range ve.BasicOutput().Errors {
+		if u.Error == nil {
+			continue
+		}
+		loc := u.InstanceLocation
+		if loc == "" {
+			loc = "the input"
+		}
+		fmt.Fprintf(&b, "\n- %s: %s", loc, u.Error.String())
+	}
+	b.WriteString("\nFix the input to match the tool's input_schema and call it again.")
+	return b.String()
+}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/json"
+
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
+	tooldv1 "github.com/toold/toold/proto/toold/v1"
+)
+
+var modeToProto = map[string]tooldv1.PermissionMode{
+	"default":           tooldv1.PermissionMode_PERMISSION_MODE_DEFAULT,
+	"acceptEdits":       tooldv1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS,
+	"plan":              tooldv1.PermissionMode_PERMISSION_MODE_PLAN,
+	"bypassPermissions": tooldv1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
+	"dontAsk":           tooldv1.PermissionMode_PERMISSION_MODE_DONT_ASK,
+}
+
+func modeFromProto(m tooldv1.PermissionMode) (string, bool) {
+	if m == tooldv1.PermissionMode_PERMISSION_MODE_UNSPECIFIED {
+		return "default", true
+	}
+	for k, v := range modeToProto {
+		if v == m {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+func sessionToProto(s *store.Session) *tooldv1.Session {
+	return &tooldv1.Session{
+		Id:        s.ID,
+		Workspace: s.Workspace,
+		Mode:      modeToProto[s.Mode],
+		Permissions: &tooldv1.Permissions{
+			Allow:                 s.Allow,
+			Deny:                  s.Deny,
+			Ask:                   s.Ask,
+			AdditionalDirectories: s.AdditionalDirs,
+		},
+		Cwd:        s.Cwd,
+		CreateTime: timestamppb.New(s.CreatedAt),
+	}
+}
+
+var kindToProto = map[tool.ErrorKind]tooldv1.ErrorKind{
+	tool.KindNone:             tooldv1.ErrorKind_ERROR_KIND_UNSPECIFIED,
+	tool.KindInvalidInput:     tooldv1.ErrorKind_ERROR_KIND_INVALID_INPUT,
+	tool.KindUnknownTool:      tooldv1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL,
+	tool.KindPermissionDenied: tooldv1.ErrorKind_ERROR_KIND_PERMISSION_DENIED,
+	tool.KindTimeout:          tooldv1.ErrorKind_ERROR_KIND_TIMEOUT,
+	tool.KindFailed:           tooldv1.ErrorKind_ERROR_KIND_FAILED,
+	tool.KindCancelled:        tooldv1.ErrorKind_ERROR_KIND_CANCELLED,
+	tool.KindInternal:         tooldv1.ErrorKind_ERROR_KIND_INTERNAL,
+	tool.KindUnavailable:      tooldv1.ErrorKind_ERROR_KIND_UNAVAILABLE,
+}
+
+func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
+	out := &tooldv1.ExecuteEvent{ToolUseId: ev.ToolUseID}
+	switch {
+	case ev.Started != nil:
+		a := ev.Started.Activity
+		out.Event = &tooldv1.ExecuteEvent_Started{Started: &tooldv1.ToolStarted{
+			Name: ev.Started.Tool, Summary: a.Summary,
+			IsSearch: a.Search, IsRead: a.Read, IsList: a.List, ReadOnly: ev.Started.ReadOnly,
+		}}
+	case ev.Progress != nil:
+		p := &tooldv1.ToolProgress{}
+		switch ev.Progress.Stream {
+		case exec.StreamStdout:
+			p.Chunk = &tooldv1.ToolProgress_Stdout{Stdout: ev.Progress.Data}
+		case exec.StreamStderr:
+			p.Chunk = &tooldv1.ToolProgress_Stderr{Stderr: ev.Progress.Data}
+		default:
+			p.Chunk = &tooldv1.ToolProgress_Message{Message: ev.Progress.Message}
+		}
+		out.Event = &tooldv1.ExecuteEvent_Progress{Progress: p}
+	case ev.Result != nil:
+		out.Event = &tooldv1.ExecuteEvent_Result{Result: resultToProto(ev.ToolUseID, ev.Result)}
+	}
+	return out
+}
+
+func resultToProto(toolUseID string, o *exec.Outcome) *tooldv1.ToolResult {
+	r := o.Result
+	blocks := make([]*tooldv1.ContentBlock, len(r.Content))
+	api := make([]*structpb.Value, len(r.Content))
+	for i, b := range r.Content {
+		switch b.Type {
+		case tool.BlockImage:
+			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Image{Image: &tooldv1.ImageBlock{MediaType: b.MediaType, Data: b.Data}}}
+			api[i] = object(map[string]*structpb.Value{
+				"type": structpb.NewStringValue("image"),
+				"source": object(map[string]*structpb.Value{
+					"type":       structpb.NewStringValue("base64"),
+					"media_type": structpb.NewStringValue(b.MediaType),
+					"data":       structpb.NewStringValue(base64.StdEncoding.EncodeToString(b.Data)),
+				}),
+			})
+		default:
+			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Text{Text: &tooldv1.TextBlock{Text: b.Text}}}
+			api[i] = object(map[string]*structpb.Value{
+				"type": structpb.NewStringValue("text"),
+				"text": structpb.NewStringValue(b.Text),
+			})
+		}
+	}
+	out := &tooldv1.ToolResult{
+		IsError:   r.IsError,
+		ErrorKind: kindToProto[r.Kind],
+		Content:   blocks,
+		ToolResult: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"type":        structpb.NewStringValue("tool_result"),
+			"tool_use_id": structpb.NewStringValue(toolUseID),
+			"content":     structpb.NewListValue(&structpb.ListValue{Values: api}),
+			"is_error":    structpb.NewBoolValue(r.IsError),
+		}},
+		DurationMs: o.Duration.Milliseconds(),
+	}
+	if len(r.Meta) > 0 {
+		out.Metadata = metaToStruct(r.Meta)
+	}
+	return out
+}
+
+func object(fields map[string]*structpb.Value) *structpb.Value {
+	return structpb.NewStructValue(&structpb.Struct{Fields: fields})
+}
+
+// metaToStruct converts tool metadata; a value structpb cannot hold is
+// passed through JSON rather than dropped.
+func metaToStruct(m map[string]any) *structpb.Struct {
+	if s, err := structpb.NewStruct(m); err == nil {
+		return s
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	var generic map[string]any
+	if json.Unmarshal(b, &generic) != nil {
+		return nil
+	}
+	s, _ := structpb.NewStruct(generic)
+	return s
+}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	tooldv1 "github.com/toold/toold/proto/toold/v1"
+)
+
+// Options configure the gRPC server.
+type Options struct {
+	Logger         *slog.Logger
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	// MaxRecvMsgSize bounds one request (default 16 MiB: a Write of a large
+	// file travels in one message).
+	MaxRecvMsgSize int
+	// MaxSendMsgSize bounds one event (default 32 MiB: a Read of an image).
+	MaxSendMsgSize int
+}
+
+// New builds the gRPC server with health and reflection registered. The
+// returned health server is set to SERVING; shutdown flips it.
+func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Server, *health.Server) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.TracerProvider == nil {
+		opts.TracerProvider = tracenoop.NewTracerProvider()
+	}
+	if opts.MeterProvider == nil {
+		opts.MeterProvider = metricnoop.NewMeterProvider()
+	}
+	if opts.MaxRecvMsgSize == 0 {
+		opts.MaxRecvMsgSize = 16 << 20
+	}
+	if opts.MaxSendMsgSize == 0 {
+		opts.MaxSendMsgSize = 32 << 20
+	}
+	unary, stream := interceptors(opts.Logger)
+	srv := grpc.NewServer(
+		grpc.StatsHandler(otelgrpc.NewServerHandler(
+			otelgrpc.WithTracerProvider(opts.TracerProvider),
+			otelgrpc.WithMeterProvider(opts.MeterProvider),
+			otelgrpc.WithPropagators(propagation.TraceContext{}),
+		)),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
+		grpc.MaxRecvMsgSize(opts.MaxRecvMsgSize),
+		grpc.MaxSendMsgSize(opts.MaxSendMsgSize),
+		grpc.MaxConcurrentStreams(1024),
+		grpc.MaxHeaderListSize(1<<20),
+		grpc.ConnectionTimeout(20*time.Second),
+		// Orchestrators hold long Execute streams and may ping while idle;
+		// allow pings every 10 s, with or without a stream.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionIdle: 30 * time.Minute,
+			Time:              2 * time.Minute,
+			Timeout:           20 * time.Second,
+		}),
+	)
+	tooldv1.RegisterSessionServiceServer(srv, sessions)
+	tooldv1.RegisterToolServiceServer(srv, tools)
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(srv, hs)
+	for _, name := range []string{"", tooldv1.SessionService_ServiceDesc.ServiceName, tooldv1.ToolService_ServiceDesc.ServiceName} {
+		hs.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
+	reflection.Register(srv)
+	return srv, hs
+}
+
+// interceptors is the one place where the order of the gRPC interceptors is
+// written down, outermost first. OTel is not here: it runs as a stats
+// handler, around all of them, so its spans cover the whole call.
+//
+//  1. logging: one line per finished RPC with its code and duration; being
+//     outermost, it also logs what recovery turned into Internal.
+//  2. recovery: a panic in anything below becomes Internal and the server
+//     keeps serving; the stack goes to the log, never to the client.
+//  3. validator: each request's Validate method; InvalidArgument, naming the
+//     field, before a handler sees it.
+func interceptors(log *slog.Logger) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
+	lg := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
+		log.Log(ctx, slog.Level(lvl), msg, fields...)
+	})
+	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
+	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+		log.ErrorContext(ctx, "panic in gRPC handler", "panic", p, "stack", string(debug.Stack()))
+		return status.Error(codes.Internal, "internal error")
+	})}
+	unary := []grpc.UnaryServerInterceptor{
+		logging.UnaryServerInterceptor(lg, logOpts...),
+		recovery.UnaryServerInterceptor(recoverOpts...),
+		validator.UnaryServerInterceptor(),
+	}
+	stream := []grpc.StreamServerInterceptor{
+		logging.StreamServerInterceptor(lg, logOpts...),
+		recovery.StreamServerInterceptor(recoverOpts...),
+		validator.StreamServerInterceptor(),
+	}
+	return unary, stream
+}

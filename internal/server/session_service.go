@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+
+	"github.com/toold/toold/internal/session"
+	tooldv1 "github.com/toold/toold/proto/toold/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// SessionService implements toold.v1.SessionService.
+type SessionService struct {
+	tooldv1.UnimplementedSessionServiceServer
+	sessions *session.Manager
+}
+
+// NewSessionService serves the manager's sessions.
+func NewSessionService(m *session.Manager) *SessionService {
+	return &SessionService{sessions: m}
+}
+
+func (s *SessionService) CreateSession(ctx context.Context, req *tooldv1.CreateSessionRequest) (*tooldv1.CreateSessionResponse, error) {
+	mode, ok := modeFromProto(req.GetMode())
+	if !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "mode: unknown value %d", req.GetMode())
+	}
+	p := req.GetPermissions()
+	sess, err := s.sessions.Create(ctx, session.Spec{
+		Workspace:      req.GetWorkspace(),
+		Mode:           mode,
+		Allow:          p.GetAllow(),
+		Deny:           p.GetDeny(),
+		Ask:            p.GetAsk(),
+		AdditionalDirs: p.GetAdditionalDirectories(),
+	})
+	if err != nil {
+		return nil, ToStatus(err)
+	}
+	return &tooldv1.CreateSessionResponse{Session: sessionToProto(sess)}, nil
+}
+
+func (s *SessionService) GetSession(ctx context.Context, req *tooldv1.GetSessionRequest) (*tooldv1.GetSessionResponse, error) {
+	sess, err := s.sessions.Get(ctx, req.GetSessionId())
+	if err != nil {
+		return nil, ToStatus(err)
+	}
+	return &tooldv1.GetSessionResponse{Session: sessionToProto(sess)}, nil
+}
+
+func (s *SessionService) DeleteSession(ctx context.Context, req *tooldv1.DeleteSessionRequest) (*tooldv1.DeleteSessionResponse, error) {
+	if err := s.sessions.Delete(ctx, req.GetSessionId()); err != nil {
+		return nil, ToStatus(err)
+	}
+	return &tooldv1.DeleteSessionResponse{}, nil
+}

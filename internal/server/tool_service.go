@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/tool"
+	tooldv1 "github.com/toold/toold/proto/toold/v1"
+)
+
+// ToolService implements toold.v1.ToolService.
+type ToolService struct {
+	tooldv1.UnimplementedToolServiceServer
+	engine   *exec.Engine
+	sessions *session.Manager
+	defs     []*tooldv1.ToolDefinition
+	maxCalls int
+}
+
+// NewToolService serves the registry's tools through the engine. maxCalls
+// bounds the calls of one Execute request.
+func NewToolService(reg *tool.Registry, engine *exec.Engine, sessions *session.Manager, maxCalls int) (*ToolService, error) {
+	defs := make([]*tooldv1.ToolDefinition, 0, len(reg.Tools()))
+	for _, t := range reg.Tools() {
+		d := t.Definition()
+		var schema map[string]any
+		if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
+			return nil, err
+		}
+		s, err := structpb.NewStruct(schema)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, &tooldv1.ToolDefinition{Name: d.Name, Description: d.Description, InputSchema: s})
+	}
+	return &ToolService{engine: engine, sessions: sessions, defs: defs, maxCalls: maxCalls}, nil
+}
+
+func (s *ToolService) ListTools(ctx context.Context, req *tooldv1.ListToolsRequest) (*tooldv1.ListToolsResponse, error) {
+	if id := req.GetSessionId(); id != "" {
+		if _, err := s.sessions.Get(ctx, id); err != nil {
+			return nil, ToStatus(err)
+		}
+	}
+	return &tooldv1.ListToolsResponse{Tools: s.defs}, nil
+}
+
+func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolService_ExecuteServer) error {
+	if n := len(req.GetCalls()); n > s.maxCalls {
+		return status.Errorf(codes.InvalidArgument, "calls: %d calls in one request, at most %d allowed", n, s.maxCalls)
+	}
+	if err := session.CheckID(req.GetSessionId()); err != nil {
+		return ToStatus(err)
+	}
+	reqs := make([]exec.Request, len(req.GetCalls()))
+	for i, c := range req.GetCalls() {
+		r := exec.Request{ToolUseID: c.GetToolUseId(), Name: c.GetName()}
+		if c.GetInput() != nil {
+			r.Input = c.GetInput().AsMap()
+		} else if c.GetInputJson() != "" {
+			r.RawInput = []byte(c.GetInputJson())
+		}
+		reqs[i] = r
+	}
+	sink := &streamSink{stream: stream}
+	return ToStatus(s.engine.Execute(stream.Context(), req.GetSessionId(), reqs, sink))
+}
+
+// streamSink serialises sends: grpc-go streams allow one sender at a time,
+// and concurrent calls emit from several goroutines.
+type streamSink struct {
+	mu     sync.Mutex
+	stream tooldv1.ToolService_ExecuteServer
+	err    error
+}
+
+func (s *streamSink) Emit(ev exec.Event) error {
+	msg := eventToProto(ev)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	s.err = s.stream.Send(msg)
+	return s.err
+}

@@ -1,0 +1,99 @@
+// Package memstore is the embedded, in-process store: the default, for a
+// single replica.
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/toold/toold/internal/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// Store keeps everything in memory behind one lock; each method is short.
+type Store struct {
+	mu       sync.RWMutex
+	sessions map[string]*entry
+}
+
+type entry struct {
+	s      *store.Session
+	stamps map[string]store.FileStamp
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{sessions: make(map[string]*entry)}
+}
+
+func (m *Store) CreateSession(_ context.Context, s *store.Session) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[s.ID]; ok {
+		return fmt.Errorf("session %s: %w", s.ID, store.ErrExists)
+	}
+	m.sessions[s.ID] = &entry{s: s.Clone()}
+	return nil
+}
+
+func (m *Store) GetSession(_ context.Context, id string) (*store.Session, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return nil, notFound(id)
+	}
+	return e.s.Clone(), nil
+}
+
+func (m *Store) DeleteSession(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[id]; !ok {
+		return notFound(id)
+	}
+	delete(m.sessions, id)
+	return nil
+}
+
+func (m *Store) SetCwd(_ context.Context, id, cwd string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return notFound(id)
+	}
+	e.s.Cwd = cwd
+	return nil
+}
+
+func (m *Store) RecordRead(_ context.Context, id, path string, st store.FileStamp) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return notFound(id)
+	}
+	if e.stamps == nil {
+		e.stamps = make(map[string]store.FileStamp)
+	}
+	e.stamps[path] = st
+	return nil
+}
+
+func (m *Store) ReadStamp(_ context.Context, id, path string) (store.FileStamp, bool, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return store.FileStamp{}, false, notFound(id)
+	}
+	st, ok := e.stamps[path]
+	return st, ok, nil
+}
+
+func (m *Store) Close() error { return nil }
+
+func notFound(id string) error { return fmt.Errorf("session %s: %w", id, store.ErrNotFound) }

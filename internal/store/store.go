@@ -1,0 +1,76 @@
+// Package store holds the state sessions share between calls and, with a
+// shared backend, between replicas. The interface is small on purpose: each
+// method is one atomic step, so a backend can implement it with one round
+// trip.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Typed errors every backend returns; the server maps them to gRPC codes.
+var (
+	// ErrNotFound: no session has that id.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: a session with that id exists already.
+	ErrExists = errors.New("already exists")
+	// ErrUnavailable: the backend could not be reached; nothing was changed
+	// that the caller can rely on.
+	ErrUnavailable = errors.New("state store unavailable")
+)
+
+// Session is the stored form of a session.
+type Session struct {
+	ID        string
+	Workspace string
+	// Mode is the permission mode in Claude Code's spelling: default,
+	// acceptEdits, plan, bypassPermissions, dontAsk.
+	Mode           string
+	Allow          []string
+	Deny           []string
+	Ask            []string
+	AdditionalDirs []string
+	Cwd            string
+	CreatedAt      time.Time
+}
+
+// Clone returns a deep copy, so that callers never share slices with the
+// store.
+func (s *Session) Clone() *Session {
+	c := *s
+	c.Allow = append([]string(nil), s.Allow...)
+	c.Deny = append([]string(nil), s.Deny...)
+	c.Ask = append([]string(nil), s.Ask...)
+	c.AdditionalDirs = append([]string(nil), s.AdditionalDirs...)
+	return &c
+}
+
+// FileStamp records the version of a file the model has seen.
+type FileStamp struct {
+	ModTime time.Time
+	Size    int64
+}
+
+// Store is the state backend.
+type Store interface {
+	// CreateSession stores a new session; ErrExists if the id is taken.
+	CreateSession(ctx context.Context, s *Session) error
+	// GetSession returns a copy of the session; ErrNotFound if absent.
+	GetSession(ctx context.Context, id string) (*Session, error)
+	// DeleteSession drops the session and all its state; ErrNotFound if
+	// absent.
+	DeleteSession(ctx context.Context, id string) error
+	// SetCwd changes the session's current directory; ErrNotFound if the
+	// session is absent.
+	SetCwd(ctx context.Context, id, cwd string) error
+	// RecordRead stores the stamp of a file the session has read or
+	// written; ErrNotFound if the session is absent.
+	RecordRead(ctx context.Context, id, path string, st FileStamp) error
+	// ReadStamp returns the stamp recorded for path, and whether there is
+	// one.
+	ReadStamp(ctx context.Context, id, path string) (FileStamp, bool, error)
+	// Close releases the backend. It is called last at shutdown.
+	Close() error
+}

@@ -1,0 +1,212 @@
+// Package storetest is the conformance suite every store backend passes.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/internal/store"
+)
+
+// Run runs the suite. newStore returns a fresh, empty store for each subtest.
+func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"CreateGetRoundTrip", testCreateGet},
+		{"CreateDuplicate", testCreateDuplicate},
+		{"GetMissing", testGetMissing},
+		{"ReturnedCopiesAreIndependent", testCopies},
+		{"DeleteDropsState", testDelete},
+		{"SetCwd", testSetCwd},
+		{"ReadStamps", testReadStamps},
+		{"StampsArePerSession", testStampsPerSession},
+		{"ConcurrentUse", testConcurrent},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() { s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+func sample(id string) *store.Session {
+	return &store.Session{
+		ID:             id,
+		Workspace:      "/ws/" + id,
+		Mode:           "acceptEdits",
+		Allow:          []string{"Bash(npm test *)", "Read"},
+		Deny:           []string{"Read(./.env)"},
+		Ask:            []string{"Bash(git push *)"},
+		AdditionalDirs: []string{"/shared"},
+		Cwd:            "/ws/" + id,
+		CreatedAt:      time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC),
+	}
+}
+
+func mustCreate(t *testing.T, s store.Store, sess *store.Session) {
+	t.Helper()
+	if err := s.CreateSession(context.Background(), sess); err != nil {
+		t.Fatalf("CreateSession(%s): %v", sess.ID, err)
+	}
+}
+
+func testCreateGet(t *testing.T, s store.Store) {
+	want := sample("s1")
+	mustCreate(t, s, want)
+	got, err := s.GetSession(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || !got.CreatedAt.Equal(want.CreatedAt) {
+		t.Errorf("GetSession = %+v, want %+v", got, want)
+	}
+}
+
+func testCreateDuplicate(t *testing.T, s store.Store) {
+	mustCreate(t, s, sample("s1"))
+	other := sample("s1")
+	other.Workspace = "/elsewhere"
+	if err := s.CreateSession(context.Background(), other); !errors.Is(err, store.ErrExists) {
+		t.Fatalf("second CreateSession = %v, want ErrExists", err)
+	}
+	got, _ := s.GetSession(context.Background(), "s1")
+	if got.Workspace != "/ws/s1" {
+		t.Errorf("duplicate create changed the session: workspace %q", got.Workspace)
+	}
+}
+
+func testGetMissing(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if _, err := s.GetSession(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetSession = %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteSession(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("DeleteSession = %v, want ErrNotFound", err)
+	}
+	if err := s.SetCwd(ctx, "nope", "/x"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SetCwd = %v, want ErrNotFound", err)
+	}
+	if err := s.RecordRead(ctx, "nope", "/x", store.FileStamp{}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RecordRead = %v, want ErrNotFound", err)
+	}
+}
+
+func testCopies(t *testing.T, s store.Store) {
+	in := sample("s1")
+	mustCreate(t, s, in)
+	in.Allow[0] = "changed by caller"
+	got, _ := s.GetSession(context.Background(), "s1")
+	if got.Allow[0] != "Bash(npm test *)" {
+		t.Fatalf("store shares the caller's slice: %q", got.Allow[0])
+	}
+	got.Deny[0] = "changed by reader"
+	again, _ := s.GetSession(context.Background(), "s1")
+	if again.Deny[0] != "Read(./.env)" {
+		t.Fatalf("store shares the returned slice: %q", again.Deny[0])
+	}
+}
+
+func testDelete(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	if err := s.RecordRead(ctx, "s1", "/ws/s1/a", store.FileStamp{Size: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSession(ctx, "s1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after delete GetSession = %v", err)
+	}
+	// A new session under the same id starts with no stamps.
+	mustCreate(t, s, sample("s1"))
+	if _, ok, err := s.ReadStamp(ctx, "s1", "/ws/s1/a"); err != nil || ok {
+		t.Fatalf("stamp survived delete: ok=%v err=%v", ok, err)
+	}
+}
+
+func testSetCwd(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	if err := s.SetCwd(ctx, "s1", "/ws/s1/sub"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.GetSession(ctx, "s1")
+	if got.Cwd != "/ws/s1/sub" {
+		t.Errorf("Cwd = %q", got.Cwd)
+	}
+}
+
+func testReadStamps(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	if _, ok, err := s.ReadStamp(ctx, "s1", "/ws/s1/a"); err != nil || ok {
+		t.Fatalf("fresh session has a stamp: ok=%v err=%v", ok, err)
+	}
+	want := store.FileStamp{ModTime: time.Unix(1700000000, 123456789), Size: 42}
+	if err := s.RecordRead(ctx, "s1", "/ws/s1/a", want); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.ReadStamp(ctx, "s1", "/ws/s1/a")
+	if err != nil || !ok || !got.ModTime.Equal(want.ModTime) || got.Size != want.Size {
+		t.Fatalf("ReadStamp = %+v %v %v, want %+v", got, ok, err, want)
+	}
+	newer := store.FileStamp{ModTime: want.ModTime.Add(time.Second), Size: 43}
+	if err := s.RecordRead(ctx, "s1", "/ws/s1/a", newer); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ = s.ReadStamp(ctx, "s1", "/ws/s1/a")
+	if got.Size != 43 {
+		t.Errorf("stamp not replaced: %+v", got)
+	}
+}
+
+func testStampsPerSession(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	mustCreate(t, s, sample("s2"))
+	if err := s.RecordRead(ctx, "s1", "/shared/f", store.FileStamp{Size: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.ReadStamp(ctx, "s2", "/shared/f"); ok {
+		t.Fatal("a read in s1 counts for s2")
+	}
+}
+
+func testConcurrent(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := fmt.Sprintf("/ws/s1/f%d", i)
+			for j := range 20 {
+				if err := s.RecordRead(ctx, "s1", p, store.FileStamp{Size: int64(j)}); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.GetSession(ctx, "s1"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range 16 {
+		st, ok, err := s.ReadStamp(ctx, "s1", fmt.Sprintf("/ws/s1/f%d", i))
+		if err != nil || !ok || st.Size != 19 {
+			t.Errorf("f%d: %+v %v %v", i, st, ok, err)
+		}
+	}
+}

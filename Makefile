@@ -1,0 +1,86 @@
+# toold: build, run, test.
+#
+# Every tool the targets need is installed here when absent: Go tools into
+# ./bin from the Go module proxy, ripgrep and redis-server from Debian's
+# packages. Nothing else is assumed beyond Go, bash and make.
+
+SHELL := /bin/bash
+GO ?= go
+BIN := $(CURDIR)/bin
+export PATH := $(BIN):$(PATH)
+
+BUF_VERSION := v1.75.0
+PROTOC_GEN_GO_VERSION := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+GRPCURL_VERSION := v1.9.4
+
+LISTEN ?= 127.0.0.1:50051
+RUN_ARGS ?=
+
+.PHONY: all build run test test-go proto proto-check lint tools deps bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/toold ./cmd/toold
+
+## run: start toold on the in-memory store (no other process needed)
+run: build
+	$(BIN)/toold --listen $(LISTEN) $(RUN_ARGS)
+
+## test: everything CI checks: generated code current, lint, vet, all tests with -race
+test: deps proto-check lint
+	$(GO) test -race -count=1 ./...
+
+## proto: regenerate the Go code beside the .proto files
+proto: tools
+	buf generate
+
+## proto-check: fail when the committed generated code is stale
+proto-check: tools
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	buf generate --output $$tmp && \
+	for f in $$(cd $$tmp && find . -name '*.pb.go'); do \
+		cmp -s $$tmp/$$f $$f || { echo "stale generated code: $$f (run 'make proto' and commit)"; exit 1; }; \
+	done && \
+	for f in $$(find proto -name '*.pb.go'); do \
+		[ -f $$tmp/$$f ] || { echo "generated file without a .proto: $$f"; exit 1; }; \
+	done && echo "generated code is current"
+
+## lint: buf lint, buf breaking against main, gofmt, go vet
+lint: tools
+	buf lint
+	@if git rev-parse --verify -q main >/dev/null && git cat-file -e main:buf.yaml 2>/dev/null; then \
+		buf breaking --against '.git#branch=main'; fi
+	@out=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$out" ] || { echo "gofmt needed: $$out"; exit 1; }
+	$(GO) vet ./...
+
+## bench: the benchmarks behind the figures in the README
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## tools: Go tools into ./bin when absent
+tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/grpcurl
+
+$(BIN)/buf:
+	GOBIN=$(BIN) $(GO) install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+$(BIN)/protoc-gen-go:
+	GOBIN=$(BIN) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+$(BIN)/protoc-gen-go-grpc:
+	GOBIN=$(BIN) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+$(BIN)/grpcurl:
+	GOBIN=$(BIN) $(GO) install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
+
+## deps: Go tools plus the system packages the tests use
+deps: tools
+	@missing=""; \
+	command -v rg >/dev/null || missing="$$missing ripgrep"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
+	fi
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/store"
+)
+
+func TestToStatus(t *testing.T) {
+	tests := []struct {
+		err  error
+		code codes.Code
+		msg  string
+	}{
+		{nil, codes.OK, ""},
+		{&session.InvalidError{Msg: "mode: bad"}, codes.InvalidArgument, "mode: bad"},
+		{fmt.Errorf("wrapped: %w", &session.InvalidError{Msg: "x"}), codes.InvalidArgument, "x"},
+		{fmt.Errorf("session abc: %w", store.ErrNotFound), codes.NotFound, "session abc: not found"},
+		{store.ErrExists, codes.AlreadyExists, "already exists"},
+		{fmt.Errorf("redis: %w", store.ErrUnavailable), codes.Unavailable, "redis: state store unavailable"},
+		{fmt.Errorf("%w: gone", exec.ErrWorkspace), codes.FailedPrecondition, "session workspace unavailable: gone"},
+		{context.Canceled, codes.Canceled, "context canceled"},
+		{context.DeadlineExceeded, codes.DeadlineExceeded, "context deadline exceeded"},
+		{status.Error(codes.ResourceExhausted, "slow down"), codes.ResourceExhausted, "slow down"},
+		{errors.New("secret internals"), codes.Internal, "internal error"},
+	}
+	for _, tc := range tests {
+		st, _ := status.FromError(ToStatus(tc.err))
+		if st.Code() != tc.code || st.Message() != tc.msg {
+			t.Errorf("ToStatus(%v) = %v %q, want %v %q", tc.err, st.Code(), st.Message(), tc.code, tc.msg)
+		}
+	}
+}

@@ -58,35 +58,6 @@ func (l Loc) Child(rel string) (Loc, error) {
 	return l.ws.Locate(l.Abs, rel)
 }
 
-// Resolve follows a final symlink chain, each hop of which must stay in the
-// workspace, and returns the Loc of the real file. A missing final target is
-// fine (the Loc names where it would be); a loop or escape is an error.
-func (l Loc) Resolve() (Loc, error) {
-	cur := l
-	for range 40 {
-		fi, err := cur.root.Lstat(cur.Rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			return cur, nil
-		}
-		if err != nil {
-			return Loc{}, cur.wrap(err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return cur, nil
-		}
-		target, err := cur.root.Readlink(cur.Rel)
-		if err != nil {
-			return Loc{}, cur.wrap(err)
-		}
-		next, err := cur.ws.Locate(filepath.Dir(cur.Abs), target)
-		if err != nil {
-			return Loc{}, &EscapeError{Path: l.Abs, Reason: "it is a symlink to a place outside the workspace", Dirs: l.ws.Dirs()}
-		}
-		cur = next
-	}
-	return Loc{}, &os.PathError{Op: "resolve", Path: l.Abs, Err: errors.New("too many levels of symbolic links")}
-}
-
 // MkdirAll creates the directory and its parents inside the workspace.
 func (l Loc) MkdirAll(perm fs.FileMode) error {
 	return l.wrap(l.root.MkdirAll(l.Rel, perm))

@@ -1,0 +1,58 @@
+// Package edit implements the Edit tool: exact string replacement in a file
+// the model has read.
+package edit
+
+import (
+	"encoding/json"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+// maxFileBytes is the largest file Edit changes. The whole file is held in
+// memory twice (old and new content), so this bounds one call's memory.
+const maxFileBytes = 64 << 20
+
+// New returns the Edit tool.
+func New() tool.Tool { return editTool{} }
+
+type editTool struct{}
+
+func (editTool) Definition() tool.Definition {
+	return tool.Definition{
+		Name:        "Edit",
+		Description: description,
+		InputSchema: json.RawMessage(inputSchema),
+	}
+}
+
+type input struct {
+	FilePath   string `json:"file_path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+func (editTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, tool.InvalidInputf("Invalid input for Edit: %v", err)
+	}
+	if in.FilePath == "" {
+		return nil, tool.InvalidInputf("file_path is empty: give the absolute path of the file to edit.")
+	}
+	if in.OldString == in.NewString {
+		return nil, tool.InvalidInputf("No changes to make: old_string and new_string are exactly the same.")
+	}
+	return &call{in: in}, nil
+}
+
+type call struct {
+	in input
+}
+
+// Traits are the zero value: an edit must run alone and changes a file.
+func (c *call) Traits() tool.Traits { return tool.Traits{} }
+
+func (c *call) Activity() tool.Activity {
+	return tool.Activity{Summary: "Edit " + c.in.FilePath}
+}

@@ -1,0 +1,98 @@
+package edit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/filestate"
+)
+
+func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	t, err := filestate.Locate(env, c.in.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := t.Real.Stat()
+	if errors.Is(err, fs.ErrNotExist) {
+		if c.in.OldString == "" {
+			return c.create(ctx, env, t)
+		}
+		return nil, tool.Failf("File does not exist: %s.", t.Given.Abs)
+	}
+	if err != nil {
+		return nil, filestate.AccessError(t.Given.Abs, err)
+	}
+	if fi.IsDir() {
+		return nil, tool.Failf("%s is a directory; Edit needs the path of a file.", t.Given.Abs)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, tool.Failf("%s is not a regular file (%s); Edit only changes regular files.", t.Given.Abs, fi.Mode().Type())
+	}
+	if fi.Size() > maxFileBytes {
+		return nil, tool.Failf("%s is %d MiB; Edit only changes files up to %d MiB. Use Bash (for example sed) for larger files.",
+			t.Given.Abs, fi.Size()>>20, maxFileBytes>>20)
+	}
+	if err := filestate.CheckFresh(ctx, env, t, fi); err != nil {
+		return nil, err
+	}
+	content, err := t.Real.ReadFile(maxFileBytes + 1)
+	if err != nil {
+		return nil, filestate.AccessError(t.Given.Abs, err)
+	}
+	if int64(len(content)) != fi.Size() {
+		// It changed between the check and the read.
+		return nil, tool.Failf(filestate.ModifiedMessage)
+	}
+
+	var ed edited
+	if c.in.OldString == "" {
+		if len(content) > 0 {
+			return nil, tool.Failf("Cannot create %s: the file already exists and is not empty. An empty old_string only creates a file (or fills an empty one); give the text to replace in old_string.", t.Given.Abs)
+		}
+		ed = edited{content: []byte(c.in.NewString), first: 0, newLen: len(c.in.NewString), count: 1}
+	} else if ed, err = replace(content, c.in.OldString, c.in.NewString, c.in.ReplaceAll); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.commit(ctx, env, t, ed.content); err != nil {
+		return nil, err
+	}
+
+	var sb strings.Builder
+	sb.WriteString("The file " + t.Given.Abs + " has been updated.")
+	switch {
+	case c.in.ReplaceAll && ed.count == 1:
+		sb.WriteString(" The one occurrence of old_string was replaced.")
+	case c.in.ReplaceAll:
+		fmt.Fprintf(&sb, " All %d occurrences of old_string were replaced.", ed.count)
+	}
+	writeSnippet(&sb, ed)
+	return tool.Text(sb.String()), nil
+}
+
+// create makes a new file from new_string (empty old_string, no file).
+func (c *call) create(ctx context.Context, env *tool.Env, t filestate.Target) (*tool.Result, error) {
+	if err := c.commit(ctx, env, t, []byte(c.in.NewString)); err != nil {
+		return nil, err
+	}
+	return tool.Text("File created successfully at: " + t.Given.Abs), nil
+}
+
+// commit writes content atomically and records the new version as read,
+// so that further edits need no new Read.
+func (c *call) commit(ctx context.Context, env *tool.Env, t filestate.Target, content []byte) error {
+	if err := t.Real.WriteFileAtomic(content, 0o644); err != nil {
+		return filestate.AccessError(t.Given.Abs, err)
+	}
+	fi, err := t.Real.Stat()
+	if err != nil {
+		return filestate.AccessError(t.Given.Abs, err)
+	}
+	return filestate.Record(ctx, env, t, fi)
+}

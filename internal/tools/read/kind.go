@@ -1,0 +1,93 @@
+package read
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/filestate"
+)
+
+// imageType returns the media type of the image formats the Messages API
+// accepts, judged by content: an extension says nothing about a file the
+// model may have produced itself. The signatures are those
+// http.DetectContentType matches (WebP included); matching them directly
+// keeps the text path free of the sniffer's cost.
+func imageType(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(head, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
+		return "image/gif"
+	case len(head) >= 12 && bytes.HasPrefix(head, []byte("RIFF")) && string(head[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}
+
+// checkText refuses content that cannot be shown as text: NUL bytes or
+// invalid UTF-8 in the first bytes of the file. whole says head is the
+// entire file; otherwise a character cut at its end is not held against it.
+func checkText(path string, head []byte, whole bool) error {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return tool.Failf("Cannot read %s: it is a binary file (%s) and cannot be shown as text. Use Bash (for example file, xxd or strings) to inspect it.",
+			path, http.DetectContentType(head))
+	}
+	if !whole {
+		head = trimPartialRune(head)
+	}
+	if !utf8.Valid(head) {
+		return tool.Failf("Cannot read %s: it is not UTF-8 text. It may be binary, or text in another encoding such as Latin-1 (convert it with iconv through Bash).", path)
+	}
+	return nil
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// image returns the file as an image block. Larger images will be scaled
+// down one day; until then they are refused with their size.
+func (c *call) image(t filestate.Target, fi fs.FileInfo, br *bufio.Reader, mediaType string) (*tool.Result, error) {
+	tooBig := func(size int64) error {
+		return tool.Failf("%s is an image (%s) of %s; images larger than %s cannot be returned. Make a smaller copy (for example with ImageMagick through Bash) and read that.",
+			t.Given.Abs, mediaType, humanBytes(size), humanBytes(c.opts.MaxImageBytes))
+	}
+	if fi.Size() > c.opts.MaxImageBytes {
+		return nil, tooBig(fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(br, c.opts.MaxImageBytes+1))
+	if err != nil {
+		return nil, filestate.AccessError(t.Given.Abs, err)
+	}
+	if int64(len(data)) > c.opts.MaxImageBytes {
+		return nil, tooBig(int64(len(data)))
+	}
+	return tool.Image(mediaType, data), nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

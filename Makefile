@@ -25,7 +25,7 @@ build:
 	$(GO) build -o $(BIN)/toold ./cmd/toold
 
 ## run: start toold on the in-memory store (no other process needed)
-run: build
+run: build $(BIN)/grpcurl
 	$(BIN)/toold --listen $(LISTEN) $(RUN_ARGS)
 
 ## test: everything CI checks: generated code current, lint, vet, all tests with -race

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func createSession(t *testing.T, ctx context.Context, addr string) string {
+	t.Helper()
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{}' `+addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
+	if err != nil || len(strings.TrimSpace(out)) != 26 {
+		t.Fatalf("CreateSession: %v %q", err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+func TestBashDoesNotSeeServerEnvironment(t *testing.T) {
+	d := startToold(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sid := createSession(t, ctx, d.addr)
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t1", "name": "Bash", "input": {"command": "env; echo marker-$TOOLD_TEST_SECRET-end"}}]}' `+d.addr+` toold.v1.ToolService/Execute`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "marker--end")
+	if strings.Contains(out, "do-not-leak") {
+		t.Fatalf("the server's environment reached the command:\n%s", out)
+	}
+}
+
+// TestShutdownKillsRunningCommands: SIGTERM with a short shutdown timeout
+// ends toold, and the process tree of a running Bash call dies with it.
+func TestShutdownKillsRunningCommands(t *testing.T) {
+	d := startToold(t, "--shutdown-timeout", "1s")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sid := createSession(t, ctx, d.addr)
+	pidFile := filepath.Join(d.root, sid, "child.pid")
+	go sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t1", "name": "Bash", "input": {"command": "sleep 300 & echo $! > child.pid; wait"}}]}' `+d.addr+` toold.v1.ToolService/Execute`)
+	var pid int
+	for pid == 0 {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the command did not start")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.done:
+	case <-ctx.Done():
+		t.Fatal("toold did not exit after SIGTERM")
+	}
+	// The child may take a moment to be reaped by init after the kill.
+	for syscall.Kill(pid, 0) == nil {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); strings.Contains(string(b), ") Z ") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("process %d outlived toold", pid)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	mustContain(t, d.logs.String(), "shutting down")
+}

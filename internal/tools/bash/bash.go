@@ -1,0 +1,186 @@
+// Package bash is the Bash tool: it runs a command with `bash -c` in the
+// session's working directory, streams its output as progress, and carries
+// a `cd` over to the session's next call.
+package bash
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+const (
+	defaultTimeoutMS = 120000
+	maxTimeoutMS     = 600000
+	// maxCommandBytes keeps the script under Linux's limit on one argv
+	// string (128 KiB), with room for the cwd trap.
+	maxCommandBytes = 100000
+	// waitDelay is how long a call waits, after bash exits, for background
+	// processes that still hold its output open before they are killed.
+	waitDelay = 250 * time.Millisecond
+)
+
+// Options configure the tool. The zero value is ready to use.
+type Options struct {
+	// BashPath is the bash binary. Empty: bash is looked up in PATH once,
+	// by New.
+	BashPath string
+	// TempDir is where the tool makes its private directory for per-call
+	// files. Empty: /dev/shm if usable, else os.TempDir().
+	TempDir string
+}
+
+type bashTool struct {
+	bash     string
+	stateDir string
+	// initErr says why the tool cannot run commands (no bash, no private
+	// directory); every call reports it.
+	initErr error
+}
+
+// New returns the Bash tool. A missing bash or an unusable temporary
+// directory does not fail New: each call then reports the problem.
+func New(opts Options) tool.Tool {
+	t := &bashTool{bash: opts.BashPath}
+	if t.bash == "" {
+		p, err := exec.LookPath("bash")
+		if err != nil {
+			t.initErr = fmt.Errorf("bash was not found on the server: %w", err)
+			return t
+		}
+		t.bash = p
+	}
+	if abs, err := filepath.Abs(t.bash); err == nil {
+		t.bash = abs
+	}
+	dir, err := privateDir(opts.TempDir)
+	if err != nil {
+		t.initErr = fmt.Errorf("the Bash tool has no private temporary directory: %w", err)
+	}
+	t.stateDir = dir
+	return t
+}
+
+// privateDir makes the directory for the per-call files, mode 0700 so
+// that only toold's user can reach them. Without a configured base it
+// prefers /dev/shm: creating, writing and removing a file per call costs
+// about 1 ms on a journaling disk file system and a tenth of that on tmpfs.
+func privateDir(base string) (string, error) {
+	if base == "" {
+		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+			if dir, err := os.MkdirTemp("/dev/shm", "toold-bash-"); err == nil {
+				return dir, nil
+			}
+		}
+	}
+	return os.MkdirTemp(base, "toold-bash-")
+}
+
+func (t *bashTool) Definition() tool.Definition {
+	return tool.Definition{
+		Name:        "Bash",
+		Description: description,
+		InputSchema: inputSchema,
+	}
+}
+
+type input struct {
+	Command     string   `json:"command"`
+	Timeout     *float64 `json:"timeout"`
+	Description string   `json:"description"`
+}
+
+func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, tool.InvalidInputf("input is not a valid Bash call: %v", err)
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return nil, tool.InvalidInputf("command is empty: give the bash command to run")
+	}
+	if strings.IndexByte(in.Command, 0) >= 0 {
+		return nil, tool.InvalidInputf("command contains a NUL byte, which bash cannot receive; remove it")
+	}
+	if len(in.Command) > maxCommandBytes {
+		return nil, tool.InvalidInputf("command is %d bytes long, more than the %d allowed; write the script to a file with the Write tool and run that file", len(in.Command), maxCommandBytes)
+	}
+	timeout := defaultTimeoutMS * time.Millisecond
+	if in.Timeout != nil {
+		ms := *in.Timeout
+		if math.IsNaN(ms) || ms <= 0 || ms > maxTimeoutMS {
+			return nil, tool.InvalidInputf("timeout is %v ms; it must be more than 0 and at most %d (10 minutes), or left out for the default of %d (2 minutes)", ms, maxTimeoutMS, defaultTimeoutMS)
+		}
+		timeout = time.Duration(ms * float64(time.Millisecond))
+	}
+	return &call{
+		tool:        t,
+		command:     in.Command,
+		description: in.Description,
+		timeout:     timeout,
+		class:       classify(in.Command),
+	}, nil
+}
+
+// call is one parsed Bash call.
+type call struct {
+	tool        *bashTool
+	command     string
+	description string
+	timeout     time.Duration
+	class       classification
+}
+
+func (c *call) Traits() tool.Traits {
+	return tool.Traits{ReadOnly: c.class.readOnly, ConcurrencySafe: c.class.readOnly}
+}
+
+// Activity flags a call as a search, read or listing only when every
+// simple command in it is one of those (and the whole command is
+// read-only); a pipeline such as `grep x | head` is then both a search and
+// a read.
+func (c *call) Activity() tool.Activity {
+	text := c.description
+	if strings.TrimSpace(text) == "" {
+		text = c.command
+	}
+	return tool.Activity{
+		Summary: "Run: " + summaryLine(text, 80),
+		Search:  c.class.search,
+		Read:    c.class.read,
+		List:    c.class.list,
+	}
+}
+
+// summaryLine is the first non-blank line of s, without control
+// characters, at most max characters.
+func summaryLine(s string, max int) string {
+	for line := range strings.Lines(s) {
+		if strings.TrimSpace(line) != "" {
+			s = line
+			break
+		}
+	}
+	s, _, _ = strings.Cut(s, "\n")
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s))
+	if n := 0; len(s) > max {
+		for i := range s {
+			if n == max-1 {
+				return s[:i] + "…"
+			}
+			n++
+		}
+	}
+	return s
+}

@@ -1,0 +1,39 @@
+package bash
+
+import "encoding/json"
+
+const description = `Runs a bash command and returns its output.
+
+The command runs with "bash -c" in the session's current working directory, with standard input empty. A "cd" carries over to the next Bash call as long as the new directory is inside the session's workspace directories; if the command leaves them, the shell goes back to the primary workspace directory and the result says "Shell cwd was reset to <dir>". Nothing else carries over: every call starts a fresh shell, so variables, exports, aliases and functions set in one call are gone in the next.
+
+Use this tool for work that needs a shell: builds, tests, linters, package managers, git, running programs and scripts. For files, prefer the dedicated tools: Read instead of cat, head or tail; Edit or Write instead of sed, awk or echo with a redirect; Glob to find files by name and Grep to search their contents instead of find, grep or rg. They are faster, need no quoting, and their results are easier to use.
+
+Usage notes:
+- Quote paths that contain spaces or special characters with double quotes: cd "my dir".
+- Chain commands that depend on each other with "&&" in one call. Independent commands can be separate calls, which may run in parallel.
+- Interactive programs cannot be used (there is no terminal and stdin is empty): pass flags that make them non-interactive (git commit -m, apt-get -y, npm init -y) and never open an editor or a pager (use git --no-pager, GIT_EDITOR=true).
+- timeout is in milliseconds: 120000 (2 minutes) by default, at most 600000 (10 minutes). When it expires, the command and every process it started are killed and the output so far is returned.
+- Processes started in the background ("cmd &") do not outlive the call: once the command has finished, whatever it left running is killed.
+- The result is the standard output followed by the standard error, cut after 30000 characters with a note saying how much was left out. For longer output, write it to a file in the workspace and read the part you need, or filter it with grep, head or tail. A command whose output passes 64 MiB is killed.
+- A non-zero exit status makes the result an error ending with "Exit code N"; a command killed by a signal says so.
+- description is a short summary of what the command does, in 5-10 words, shown to the user: "Run the unit tests", "Install project dependencies", "Show changed files".`
+
+var inputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {
+      "type": "string",
+      "description": "The bash command to run."
+    },
+    "timeout": {
+      "type": "number",
+      "description": "Optional time limit in milliseconds, more than 0 and at most 600000 (10 minutes). Default 120000 (2 minutes)."
+    },
+    "description": {
+      "type": "string",
+      "description": "A clear, concise description of what the command does, in 5-10 words, in active voice: \"List files in the current directory\"."
+    }
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)

@@ -1,0 +1,185 @@
+package bash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+var (
+	errTimeout  = errors.New("bash: command timed out")
+	errOverflow = errors.New("bash: output limit exceeded")
+)
+
+// Run starts bash in its own process group, streams its output, and once
+// bash has exited kills whatever is left of the group, so no process of the
+// call outlives it (unless it left the group with setsid).
+func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	t := c.tool
+	if t.initErr != nil {
+		return nil, tool.Errorf(tool.KindUnavailable, "%v", t.initErr)
+	}
+	cwd := env.Cwd
+	if cwd == "" {
+		cwd = env.Files.Primary()
+	}
+	progress := env.Progress
+	if progress == nil {
+		progress = tool.NopProgress{}
+	}
+	environ := env.Environ
+	if environ == nil {
+		// A nil Env would hand toold's own environment to the command.
+		environ = []string{}
+	}
+	script, prefix := c.command, ""
+	var cwdFile *os.File
+	if !c.class.keepsDir || shellInitIn(environ) {
+		f, err := os.CreateTemp(t.stateDir, "cwd-")
+		if err != nil {
+			return nil, tool.Errorf(tool.KindInternal, "the Bash tool could not create its working file: %v", err)
+		}
+		defer func() {
+			f.Close()
+			os.Remove(f.Name())
+		}()
+		cwdFile = f
+		prefix = cwdScript(f.Name())
+		script = prefix + c.command
+	}
+
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, c.timeout, errTimeout)
+	defer cancelTimeout()
+
+	cmd := exec.CommandContext(runCtx, t.bash, "-c", script)
+	// argv[0] "bash", not the full path, so that messages read "bash: ...".
+	cmd.Args[0] = "bash"
+	cmd.Dir = cwd
+	cmd.Env = environ
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := newCapture(progress, func() { stop(errOverflow) })
+	if prefix != "" {
+		out.err.hide = []byte(prefix)
+	}
+	cmd.Stdout = &out.out
+	cmd.Stderr = &out.err
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	// Background processes may hold the output pipes open after bash has
+	// exited; WaitDelay stops waiting for them.
+	cmd.WaitDelay = waitDelay
+
+	if err := cmd.Start(); err != nil {
+		return nil, c.startError(ctx, env, cwd, err)
+	}
+	pgid := cmd.Process.Pid
+	waitErr := cmd.Wait()
+	killGroup(pgid)
+
+	finalCwd, note := cwd, ""
+	if cwdFile != nil {
+		finalCwd, note = carryCwd(ctx, env, cwd, readCwdFile(cwdFile))
+	}
+	text, truncated := out.text()
+	ps := cmd.ProcessState
+	if ps == nil {
+		return nil, tool.Errorf(tool.KindInternal, "waiting for bash failed: %v", waitErr)
+	}
+	status, _ := ps.Sys().(syscall.WaitStatus)
+	selfExited := status.Exited()
+
+	switch {
+	case out.overflow.Load():
+		text = joinText(fmt.Sprintf("The command was killed because its output passed %d MiB.", hardCap>>20), text)
+		return c.result(text, note, truncated, -1, finalCwd, true), nil
+	case !selfExited && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case !selfExited && context.Cause(runCtx) == errTimeout:
+		msg := joinText("Command timed out after "+seconds(c.timeout), text)
+		if note != "" {
+			msg += "\n" + note
+		}
+		return nil, tool.Errorf(tool.KindTimeout, "%s", msg)
+	case status.Signaled():
+		sig := status.Signal()
+		text = joinText(fmt.Sprintf("Command was killed by signal %d (%s)", int(sig), unix.SignalName(sig)), text)
+		return c.result(text, note, truncated, 128+int(sig), finalCwd, true), nil
+	}
+	code := status.ExitStatus()
+	if code != 0 {
+		text = joinText("Exit code "+strconv.Itoa(code), text)
+	}
+	return c.result(text, note, truncated, code, finalCwd, code != 0), nil
+}
+
+func (c *call) result(text, note string, truncated bool, code int, cwd string, isErr bool) *tool.Result {
+	if note != "" {
+		text = joinText(text, note)
+	}
+	if text == "" {
+		text = "(no output)"
+	}
+	r := tool.Text(text)
+	if isErr {
+		r.IsError, r.Kind = true, tool.KindFailed
+	}
+	r.Meta = map[string]any{"exit_code": code, "truncated": truncated, "cwd": cwd}
+	return r
+}
+
+// startError explains a failed start. The usual cause is a working
+// directory that was removed; the session then goes back to its primary
+// directory so that the next call can run.
+func (c *call) startError(ctx context.Context, env *tool.Env, cwd string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if _, statErr := os.Stat(cwd); statErr != nil {
+		primary := env.Files.Primary()
+		if primary != cwd {
+			if err := env.State.SetCwd(context.WithoutCancel(ctx), primary); err == nil {
+				return tool.Failf("The shell's working directory %s is gone (%v). Shell cwd was reset to %s; run the command again.", cwd, statErr, primary)
+			}
+		}
+		return tool.Failf("The shell's working directory %s is gone (%v).", cwd, statErr)
+	}
+	return tool.Errorf(tool.KindUnavailable, "bash could not be started: %v", err)
+}
+
+// killGroup kills the process group pgid. ESRCH means it is already gone.
+func killGroup(pgid int) error {
+	err := syscall.Kill(-pgid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// joinText joins two parts of a result with a newline; either may be empty.
+// A failure's status line goes first, as in Claude Code ("Exit code 1"
+// above the output), where a cut of the output cannot hide it.
+func joinText(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}
+
+// seconds formats a duration as Claude Code does in its timeout message:
+// "120s", "1.5s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}

@@ -14,7 +14,8 @@ out=$(go test -run '^$' -bench 'RatioGOROOT' -benchtime "$bt" -count "$count" \
 echo "$out" | awk '
   /^Benchmark/ {
     name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
-    for (i = 4; i < NF; i += 2) {
+    for (i = 3; i < NF; i += 2) {
+      if ($(i+1) == "ns/op") continue
       key = name " " $(i+1)
       if (!(key in n)) order[++keys] = key
       v[key, ++n[key]] = $i
@@ -29,6 +30,6 @@ echo "$out" | awk '
   END {
     for (k = 1; k <= keys; k++) {
       split(order[k], p, " ")
-      printf "%-60s %-24s %8.2f\n", p[1], p[2], median(order[k])
+      printf "%-50s %-24s %8.2f\n", p[1], p[2], median(order[k])
     }
   }'

@@ -1,0 +1,111 @@
+// Command toold serves tool calls of AI agents over gRPC.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/server"
+	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/store/memstore"
+)
+
+func main() {
+	cfg, err := parseConfig(os.Args[1:], os.Getenv)
+	var help errHelp
+	switch {
+	case errors.As(err, &help):
+		fmt.Print(help.text)
+		return
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "toold: %v\n", err)
+		os.Exit(2)
+	}
+	log := newLogger(cfg)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error("toold stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func newLogger(cfg *config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// run wires toold together, serves until ctx ends, then shuts down in
+// order: health NOT_SERVING, graceful stop with a deadline, running calls
+// killed, hard stop, store closed last.
+func run(ctx context.Context, cfg *config, log *slog.Logger) error {
+	st := memstore.New()
+	defer st.Close()
+
+	reg, err := builtinTools()
+	if err != nil {
+		return err
+	}
+	engine, err := exec.NewEngine(exec.Config{
+		Registry:       reg,
+		Store:          st,
+		Policy:         policy.WorkspaceOnly{},
+		MaxConcurrency: cfg.MaxToolConcurrency,
+		Environ:        exec.ProcessEnviron(),
+		Logger:         log,
+	})
+	if err != nil {
+		return err
+	}
+	sessions, err := session.NewManager(st, cfg.WorkspaceRoot, engine)
+	if err != nil {
+		return err
+	}
+	tools, err := server.NewToolService(reg, engine, sessions, cfg.MaxCallsPerRequest)
+	if err != nil {
+		return err
+	}
+	srv, health := server.New(server.Options{Logger: log}, server.NewSessionService(sessions), tools)
+
+	lis, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	log.Info("toold listening", "addr", lis.Addr().String(), "workspace_root", sessions.Root(), "store", "memory", "tools", len(reg.Tools()))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	health.Shutdown()
+	stopped := make(chan struct{})
+	go func() { srv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(cfg.ShutdownTimeout):
+		log.Warn("shutdown deadline passed; killing running calls")
+	}
+	killCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := engine.Shutdown(killCtx); err != nil {
+		log.Error("running calls did not stop", "error", err)
+	}
+	srv.Stop()
+	return nil
+}

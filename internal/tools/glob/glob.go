@@ -1,0 +1,81 @@
+// Package glob implements the Glob tool: finding files by name with
+// doublestar patterns, newest first.
+//
+// Decisions, as Claude Code's Glob behaves by default: regular files only
+// (no directories, no symbolic links, and linked directories are not
+// entered); hidden files included; .gitignore not consulted. Unlike
+// Claude Code, version-control directories (.git, .hg, .svn, .jj, .bzr)
+// are not walked unless the pattern names them: their contents are never
+// the answer and can outnumber the project's files. Results are ordered
+// by modification time, newest first, ties by path, and cut at 100 with a
+// note. An absolute pattern carries its own directory, which must be in
+// the workspace; path is then ignored.
+package glob
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+// maxResults is how many paths one call returns, as in Claude Code.
+const maxResults = 100
+
+// New returns the Glob tool.
+func New() tool.Tool { return globTool{} }
+
+type globTool struct{}
+
+func (globTool) Definition() tool.Definition {
+	return tool.Definition{
+		Name:        "Glob",
+		Description: description,
+		InputSchema: json.RawMessage(inputSchema),
+	}
+}
+
+type input struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+}
+
+func (globTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, tool.InvalidInputf("Invalid input for Glob: %v", err)
+	}
+	if in.Pattern == "" {
+		return nil, tool.InvalidInputf("pattern is empty: give a glob pattern such as **/*.go.")
+	}
+	if strings.ContainsRune(in.Pattern, 0) {
+		return nil, tool.InvalidInputf("pattern contains a NUL byte.")
+	}
+	if strings.ContainsRune(in.Path, 0) {
+		return nil, tool.InvalidInputf("path contains a NUL byte.")
+	}
+	if !doublestar.ValidatePattern(in.Pattern) {
+		return nil, tool.InvalidInputf("Invalid glob pattern %q: check for an unclosed [ or {, or a trailing backslash.", in.Pattern)
+	}
+	return &call{pattern: in.Pattern, path: in.Path}, nil
+}
+
+// call is one parsed Glob.
+type call struct {
+	pattern string
+	path    string // as given; empty means the session's cwd
+}
+
+func (c *call) Traits() tool.Traits {
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+}
+
+func (c *call) Activity() tool.Activity {
+	s := "Glob " + c.pattern
+	if c.path != "" {
+		s += " in " + c.path
+	}
+	return tool.Activity{Summary: s, Search: true}
+}

@@ -1,0 +1,99 @@
+package glob
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/toold/toold/internal/tools/glob/dirfd"
+)
+
+// walker lists the files below a directory that a matcher accepts,
+// reading directories in parallel. Directories are opened through dirfd,
+// which cannot leave the workspace; symbolic links are neither listed nor
+// entered.
+type walker struct {
+	ctx context.Context
+	m   *matcher
+	// sem bounds the goroutines reading directories. A directory found
+	// when no slot is free is walked by the goroutine that found it.
+	sem chan struct{}
+	wg  sync.WaitGroup
+
+	mu  sync.Mutex
+	top topK
+}
+
+func newWalker(ctx context.Context, m *matcher, keep int) *walker {
+	return &walker{
+		ctx: ctx,
+		m:   m,
+		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		top: topK{max: keep},
+	}
+}
+
+// run walks the tree below root, closes it, and returns what it kept.
+func (w *walker) run(root dirfd.Dir) *topK {
+	w.dir(root, ".", w.m.root())
+	w.wg.Wait()
+	return &w.top
+}
+
+// dir walks d, which it closes.
+func (w *walker) dir(d dirfd.Dir, rel string, st int) {
+	defer d.Close()
+	if w.ctx.Err() != nil {
+		return
+	}
+	// Unreadable directories are skipped, as ripgrep does.
+	entries, _ := d.ReadDir()
+	var found []match
+	for _, e := range entries {
+		switch {
+		case e.Type.IsDir():
+			if cst, ok := w.m.descend(st, e.Name); ok {
+				if sub, err := d.OpenDir(e.Name); err == nil {
+					w.spawn(sub, join(rel, e.Name), cst)
+				}
+			}
+		case e.Type.IsRegular():
+			p := join(rel, e.Name)
+			if !w.m.file(st, p, e.Name) {
+				continue
+			}
+			// Only matches are stat'ed, for their modification time.
+			if info, err := d.Lstat(e.Name); err == nil && info.Mode.IsRegular() {
+				found = append(found, match{rel: p, mtime: info.ModTime.UnixNano()})
+			}
+		}
+	}
+	if len(found) > 0 {
+		w.mu.Lock()
+		for _, f := range found {
+			w.top.add(f)
+		}
+		w.mu.Unlock()
+	}
+}
+
+func (w *walker) spawn(d dirfd.Dir, rel string, st int) {
+	select {
+	case w.sem <- struct{}{}:
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			defer func() { <-w.sem }()
+			w.dir(d, rel, st)
+		}()
+	default:
+		w.dir(d, rel, st)
+	}
+}
+
+func join(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}

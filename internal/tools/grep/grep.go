@@ -1,0 +1,101 @@
+package grep
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+// Options chooses the search engine.
+type Options struct {
+	// RgPath is the ripgrep binary to run. Empty looks "rg" up on PATH
+	// when New is called.
+	RgPath string
+	// PureGo uses the built-in engine even when ripgrep is available.
+	PureGo bool
+}
+
+// New returns the Grep tool. It runs ripgrep (version 13 or later) when
+// one is found, and the built-in engine otherwise.
+func New(opts Options) tool.Tool {
+	t := &grepTool{}
+	if !opts.PureGo {
+		if rg, ok := findRg(opts.RgPath); ok {
+			t.rg = rg
+		}
+	}
+	return t
+}
+
+type grepTool struct {
+	rg *rgBackend // nil: the built-in engine
+}
+
+func (t *grepTool) Definition() tool.Definition {
+	return tool.Definition{
+		Name:        "Grep",
+		Description: description,
+		InputSchema: json.RawMessage(inputSchema),
+	}
+}
+
+func (t *grepTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
+	q, err := parseQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	c := &call{q: q, rg: t.rg}
+	if t.rg == nil {
+		// ripgrep judges its own patterns; Go's engine is checked here.
+		if c.p, err = compilePattern(q.pattern, q.ignoreCase, q.multiline); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// call is one parsed Grep.
+type call struct {
+	q  *query
+	rg *rgBackend
+	p  *pattern // built-in engine only
+}
+
+func (c *call) Traits() tool.Traits {
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+}
+
+func (c *call) Activity() tool.Activity {
+	s := "Grep " + c.q.pattern
+	if c.q.path != "" {
+		s += " in " + c.q.path
+	}
+	return tool.Activity{Summary: s, Search: true}
+}
+
+func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	t, err := resolveTarget(env, c.q.path)
+	if err != nil {
+		return nil, err
+	}
+	if t.file != "" {
+		if binary, err := t.isBinary(); err != nil {
+			return nil, err
+		} else if binary {
+			return binaryFileResult(t, c.q), nil
+		}
+	}
+	var r *results
+	backend := "go"
+	if c.rg != nil {
+		backend = "rg"
+		r, err = c.rg.search(ctx, env, t, c.q)
+	} else {
+		r, err = nativeBackend{}.search(ctx, env, t, c.q, c.p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return render(t, c.q, r).WithMeta("backend", backend), nil
+}

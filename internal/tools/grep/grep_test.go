@@ -1,0 +1,292 @@
+package grep
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tool/tooltest"
+)
+
+// small builds a little workspace with known modification times.
+func small(t *testing.T) (*tool.Env, string) {
+	env, _, _ := tooltest.Env(t)
+	f := &fileSet{t: t, dir: env.Cwd}
+	f.text(".gitignore", "*.log\n")
+	f.text("a.go", "package a\n\nfunc Alpha() {}\n\n// TODO: alpha\n")
+	f.text("b.go", "package b\n\nfunc Beta() {}\nfunc beta2() {}\n")
+	f.text("docs/readme.md", "Alpha and beta.\nTODO: docs\n")
+	f.text("app.log", "Alpha in a log\n")
+	f.text(".config/settings.json", "{\"alpha\": 1}\n")
+	return env, env.Cwd
+}
+
+func TestGrepOutput(t *testing.T) {
+	tests := []struct {
+		name string
+		in   map[string]any
+		want string // $ stands for the workspace
+	}{
+		{name: "files newest first",
+			in:   map[string]any{"pattern": "func"},
+			want: "Found 2 files\n$/b.go\n$/a.go"},
+		{name: "no file",
+			in:   map[string]any{"pattern": "gamma"},
+			want: "No files found"},
+		{name: "content",
+			in:   map[string]any{"pattern": "func", "output_mode": "content"},
+			want: "$/a.go:3:func Alpha() {}\n$/b.go:3:func Beta() {}\n$/b.go:4:func beta2() {}"},
+		{name: "content without numbers",
+			in:   map[string]any{"pattern": "TODO", "output_mode": "content", "-n": false},
+			want: "$/a.go:// TODO: alpha\n$/docs/readme.md:TODO: docs"},
+		{name: "content with context",
+			in:   map[string]any{"pattern": "Beta", "output_mode": "content", "-C": 1},
+			want: "$/b.go-2-\n$/b.go:3:func Beta() {}\n$/b.go-4-func beta2() {}"},
+		{name: "context between files",
+			in:   map[string]any{"pattern": "TODO", "output_mode": "content", "-B": 1},
+			want: "$/a.go-4-\n$/a.go:5:// TODO: alpha\n--\n$/docs/readme.md-1-Alpha and beta.\n$/docs/readme.md:2:TODO: docs"},
+		{name: "no match in content",
+			in:   map[string]any{"pattern": "gamma", "output_mode": "content"},
+			want: "No matches found"},
+		{name: "count",
+			in:   map[string]any{"pattern": "(?i)beta", "output_mode": "count"},
+			want: "$/b.go:2\n$/docs/readme.md:1\n\nFound 3 total occurrences across 2 files."},
+		{name: "count one",
+			in:   map[string]any{"pattern": "docs", "output_mode": "count"},
+			want: "$/docs/readme.md:1\n\nFound 1 total occurrence across 1 file."},
+		{name: "ignore case",
+			in:   map[string]any{"pattern": "ALPHA", "-i": true},
+			want: "Found 3 files\n$/.config/settings.json\n$/docs/readme.md\n$/a.go"},
+		{name: "gitignored file skipped, hidden file searched",
+			in:   map[string]any{"pattern": "lpha"},
+			want: "Found 3 files\n$/.config/settings.json\n$/docs/readme.md\n$/a.go"},
+		{name: "glob",
+			in:   map[string]any{"pattern": "Alpha", "glob": "*.md"},
+			want: "Found 1 file\n$/docs/readme.md"},
+		{name: "glob selects an ignored file",
+			in:   map[string]any{"pattern": "Alpha", "glob": "*.log"},
+			want: "Found 1 file\n$/app.log"},
+		{name: "type",
+			in:   map[string]any{"pattern": "Alpha", "type": "go"},
+			want: "Found 1 file\n$/a.go"},
+		{name: "path directory",
+			in:   map[string]any{"pattern": "TODO", "path": "docs", "output_mode": "content"},
+			want: "$/docs/readme.md:2:TODO: docs"},
+		{name: "path file",
+			in:   map[string]any{"pattern": "func", "path": "$/b.go", "output_mode": "count"},
+			want: "$/b.go:2\n\nFound 2 total occurrences across 1 file."},
+		{name: "ignored file named explicitly",
+			in:   map[string]any{"pattern": "Alpha", "path": "app.log"},
+			want: "Found 1 file\n$/app.log"},
+		{name: "multiline",
+			in:   map[string]any{"pattern": `Beta\(\) \{\}.func`, "multiline": true, "output_mode": "content"},
+			want: "$/b.go:3:func Beta() {}\n$/b.go:4:func beta2() {}"},
+		{name: "head limit",
+			in:   map[string]any{"pattern": "a", "head_limit": 2},
+			want: "Found 4 files\n$/.config/settings.json\n$/docs/readme.md\n\n(Results truncated: showing files 1-2 of 4. Use offset: 2 to see more.)"},
+		{name: "offset to the end",
+			in:   map[string]any{"pattern": "a", "head_limit": 2, "offset": 3},
+			want: "Found 4 files\n$/a.go\n\n(Showing files 4-4 of 4.)"},
+		{name: "content offset",
+			in:   map[string]any{"pattern": "a", "output_mode": "content", "head_limit": 1, "offset": 1},
+			want: "$/a.go:1:package a\n\n(Results truncated: showing lines 2-2 of 8. Use offset: 2 to see more.)"},
+		{name: "offset past the end",
+			in:   map[string]any{"pattern": "func", "output_mode": "content", "offset": 3},
+			want: "No entries at this offset"},
+		{name: "count keeps the total when paged",
+			in:   map[string]any{"pattern": "a", "output_mode": "count", "head_limit": 1},
+			want: "$/.config/settings.json:1\n\nFound 8 total occurrences across 4 files.\n\n(Results truncated: showing files 1-1 of 4. Use offset: 1 to see more.)"},
+	}
+	for name, opts := range backends(t) {
+		env, ws := small(t)
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				in := map[string]any{}
+				for k, v := range tt.in {
+					if s, ok := v.(string); ok {
+						v = strings.ReplaceAll(s, "$", ws)
+						if k == "pattern" {
+							v = s
+						}
+					}
+					in[k] = v
+				}
+				res, err := tooltest.Run(t, New(opts), env, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := strings.ReplaceAll(tt.want, "$", ws)
+				if got := tooltest.Text(res); got != want {
+					t.Errorf("got\n%s\nwant\n%s", got, want)
+				}
+				if res.IsError {
+					t.Error("IsError set")
+				}
+			})
+		}
+	}
+}
+
+func TestGrepInputErrors(t *testing.T) {
+	env, ws := small(t)
+	tests := []struct {
+		name string
+		in   map[string]any
+		want string
+	}{
+		{name: "empty pattern", in: map[string]any{"pattern": ""}, want: "pattern is empty"},
+		{name: "NUL in pattern", in: map[string]any{"pattern": "a\x00"}, want: "pattern contains a NUL byte"},
+		{name: "NUL in path", in: map[string]any{"pattern": "a", "path": "x\x00y"}, want: "path contains a NUL byte"},
+		{name: "NUL in glob", in: map[string]any{"pattern": "a", "glob": "*\x00"}, want: "glob contains a NUL byte"},
+		{name: "unknown type", in: map[string]any{"pattern": "a", "type": "cobol"}, want: "unrecognized file type: cobol"},
+		{name: "type flag", in: map[string]any{"pattern": "a", "type": "--pre=sh"}, want: "unrecognized file type"},
+		{name: "bad glob", in: map[string]any{"pattern": "a", "glob": "{a,b"}, want: "error parsing glob"},
+		{name: "bad mode", in: map[string]any{"pattern": "a", "output_mode": "lines"}, want: "output_mode must be"},
+		{name: "fractional number", in: map[string]any{"pattern": "a", "head_limit": 2.5}, want: "head_limit must be a whole number"},
+		{name: "negative", in: map[string]any{"pattern": "a", "-A": -1}, want: "-A must be a whole number"},
+		{name: "context conflict", in: map[string]any{"pattern": "a", "-C": 1, "context": 2}, want: "disagree"},
+		{name: "missing path", in: map[string]any{"pattern": "a", "path": "nope"}, want: "Path does not exist: nope"},
+		{name: "newline outside multiline", in: map[string]any{"pattern": "a\nb"}, want: "multiline: true"},
+		{name: "bad regex", in: map[string]any{"pattern": "a(b"}, want: "regex parse error"},
+		{name: "control character in path", in: map[string]any{"pattern": "a", "path": "x\x01"}, want: "control characters"},
+	}
+	for name, opts := range backends(t) {
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				_, err := tooltest.Run(t, New(opts), env, tt.in)
+				var te *tool.Error
+				if !asToolError(err, &te) || te.Kind != tool.KindInvalidInput {
+					t.Fatalf("err = %v, want invalid input", err)
+				}
+				if !strings.Contains(te.Msg, tt.want) {
+					t.Errorf("message %q lacks %q", te.Msg, tt.want)
+				}
+			})
+		}
+	}
+	_ = ws
+}
+
+// TestGrepFlagInjection: patterns, globs and paths that look like rg flags
+// are searched for, never obeyed. --pre would run a program per file.
+func TestGrepFlagInjection(t *testing.T) {
+	for name, opts := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			env, _, _ := tooltest.Env(t)
+			ws := env.Cwd
+			f := &fileSet{t: t, dir: ws}
+			marker := filepath.Join(ws, "ran")
+			f.text("pre.sh", "#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n")
+			os.Chmod(filepath.Join(ws, "pre.sh"), 0o755)
+			f.text("flags.txt", "use --pre=./pre.sh here\n-e and --files\n")
+			f.text("--pre=./pre.sh", "a file named like a flag\n")
+			for _, in := range []map[string]any{
+				{"pattern": "--pre=./pre.sh", "output_mode": "content"},
+				{"pattern": "-e", "output_mode": "content"},
+				{"pattern": "--files", "output_mode": "content"},
+				{"pattern": "--", "output_mode": "content"},
+				{"pattern": "a", "glob": "--pre=./pre.sh"},
+				{"pattern": "file", "path": "--pre=./pre.sh", "output_mode": "content"},
+				{"pattern": "-z"},
+			} {
+				res, err := tooltest.Run(t, New(opts), env, in)
+				if err != nil {
+					t.Fatalf("%v: %v", in, err)
+				}
+				got := tooltest.Text(res)
+				switch in["pattern"] {
+				case "--pre=./pre.sh":
+					if want := ws + "/flags.txt:1:use --pre=./pre.sh here"; got != want {
+						t.Errorf("got %q, want %q", got, want)
+					}
+				case "-e", "--files":
+					if want := ws + "/flags.txt:2:-e and --files"; got != want {
+						t.Errorf("got %q, want %q", got, want)
+					}
+				case "--":
+					if !strings.Contains(got, "flags.txt:1:use --pre") {
+						t.Errorf("-- not searched for: %q", got)
+					}
+				case "file":
+					if want := ws + "/--pre=./pre.sh:1:a file named like a flag"; got != want {
+						t.Errorf("got %q, want %q", got, want)
+					}
+				}
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("a --pre program ran")
+			}
+		})
+	}
+}
+
+func TestGrepCancelled(t *testing.T) {
+	env, _ := small(t)
+	for name, opts := range backends(t) {
+		inv, err := New(opts).Parse([]byte(`{"pattern":"a"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := inv.Run(ctx, env); err != context.Canceled {
+			t.Errorf("%s: err = %v, want context.Canceled", name, err)
+		}
+	}
+}
+
+func TestGrepActivityAndTraits(t *testing.T) {
+	inv, err := New(Options{PureGo: true}).Parse([]byte(`{"pattern":"TODO","path":"src"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := inv.Activity(); a.Summary != "Grep TODO in src" || !a.Search {
+		t.Errorf("activity = %+v", a)
+	}
+	if tr := inv.Traits(); !tr.ReadOnly || !tr.ConcurrencySafe || tr.Destructive {
+		t.Errorf("traits = %+v", tr)
+	}
+	inv, _ = New(Options{PureGo: true}).Parse([]byte(`{"pattern":"x"}`))
+	if a := inv.Activity(); a.Summary != "Grep x" {
+		t.Errorf("activity = %+v", a)
+	}
+}
+
+func TestGrepBackendChoice(t *testing.T) {
+	if g := New(Options{PureGo: true}).(*grepTool); g.rg != nil {
+		t.Error("PureGo still uses rg")
+	}
+	if g := New(Options{RgPath: "/nonexistent/rg"}).(*grepTool); g.rg != nil {
+		t.Error("a missing rg was accepted")
+	}
+	if g := New(Options{RgPath: "/bin/true"}).(*grepTool); g.rg != nil {
+		t.Error("a program that is not ripgrep was accepted")
+	}
+}
+
+func TestGrepLongOutputIsPaged(t *testing.T) {
+	env, _, _ := tooltest.Env(t)
+	f := &fileSet{t: t, dir: env.Cwd}
+	line := strings.Repeat("needle ", 60) + "\n"
+	f.text("big.txt", strings.Repeat(line, 3000))
+	for name, opts := range backends(t) {
+		res, err := tooltest.Run(t, New(opts), env, map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := tooltest.Text(res)
+		if len(text) > maxResultBytes+200 {
+			t.Errorf("%s: %d bytes, over the cap", name, len(text))
+		}
+		if !strings.Contains(text, "(Results truncated: showing lines 1-") || res.Meta["truncated"] != true {
+			t.Errorf("%s: no truncation note: ...%s", name, text[len(text)-200:])
+		}
+		next, _ := res.Meta["next_offset"].(int)
+		if next < 100 || next >= 3000 {
+			t.Errorf("%s: next_offset = %v", name, res.Meta["next_offset"])
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package grep
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+// mode is the output_mode of a call.
+type mode int8
+
+const (
+	filesMode mode = iota
+	contentMode
+	countMode
+)
+
+func (m mode) String() string {
+	switch m {
+	case contentMode:
+		return "content"
+	case countMode:
+		return "count"
+	}
+	return "files_with_matches"
+}
+
+// defaultHeadLimit is Claude Code's default cap on returned entries.
+const defaultHeadLimit = 250
+
+// query is one call's search, checked and normalised; both backends take it.
+type query struct {
+	pattern     string
+	path        string // as given; empty means the cwd
+	ignoreCase  bool
+	multiline   bool
+	globs       []string
+	fileType    string
+	mode        mode
+	before      int // context lines, content mode only
+	after       int
+	lineNumbers bool
+	headLimit   int // 0: no limit
+	offset      int
+}
+
+type input struct {
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path"`
+	Glob       string `json:"glob"`
+	Type       string `json:"type"`
+	OutputMode string `json:"output_mode"`
+	// Numbers are integers per the schema but may be written 3.0.
+	After      *float64 `json:"-A"`
+	Before     *float64 `json:"-B"`
+	Context    *float64 `json:"-C"`
+	ContextAlt *float64 `json:"context"`
+	LineNums   *bool    `json:"-n"`
+	IgnoreCase bool     `json:"-i"`
+	Multiline  bool     `json:"multiline"`
+	HeadLimit  *float64 `json:"head_limit"`
+	Offset     *float64 `json:"offset"`
+}
+
+func parseQuery(raw json.RawMessage) (*query, error) {
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, tool.InvalidInputf("Invalid input for Grep: %v", err)
+	}
+	if in.Pattern == "" {
+		return nil, tool.InvalidInputf("pattern is empty: give a regular expression to search for.")
+	}
+	for name, v := range map[string]string{"pattern": in.Pattern, "path": in.Path, "glob": in.Glob, "type": in.Type} {
+		if strings.ContainsRune(v, 0) {
+			return nil, tool.InvalidInputf("%s contains a NUL byte.", name)
+		}
+	}
+	q := &query{
+		pattern:     in.Pattern,
+		path:        in.Path,
+		ignoreCase:  in.IgnoreCase,
+		multiline:   in.Multiline,
+		globs:       splitGlobs(in.Glob),
+		fileType:    in.Type,
+		lineNumbers: in.LineNums == nil || *in.LineNums,
+		headLimit:   defaultHeadLimit,
+	}
+	for _, g := range q.globs {
+		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
+			return nil, tool.InvalidInputf("error parsing glob %q: check for an unclosed [ or {, or a trailing backslash.", g)
+		}
+		if nestedBraces(g) {
+			return nil, tool.InvalidInputf("error parsing glob %q: nested alternate groups are not allowed.", g)
+		}
+	}
+	switch in.OutputMode {
+	case "", "files_with_matches":
+		q.mode = filesMode
+	case "content":
+		q.mode = contentMode
+	case "count":
+		q.mode = countMode
+	default:
+		return nil, tool.InvalidInputf("output_mode must be content, files_with_matches or count, got %q.", in.OutputMode)
+	}
+	if q.fileType != "" {
+		if _, ok := fileTypes()[q.fileType]; !ok {
+			return nil, tool.InvalidInputf("unrecognized file type: %s (ripgrep type names are like go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh).", q.fileType)
+		}
+	}
+	var err error
+	var ctx, ctxAlt int
+	for _, f := range []struct {
+		name string
+		v    *float64
+		dst  *int
+	}{
+		{"-A", in.After, &q.after}, {"-B", in.Before, &q.before},
+		{"-C", in.Context, &ctx}, {"context", in.ContextAlt, &ctxAlt},
+		{"head_limit", in.HeadLimit, &q.headLimit}, {"offset", in.Offset, &q.offset},
+	} {
+		if f.v == nil {
+			continue
+		}
+		if *f.dst, err = count(f.name, *f.v); err != nil {
+			return nil, err
+		}
+	}
+	if in.Context != nil && in.ContextAlt != nil && ctx != ctxAlt {
+		return nil, tool.InvalidInputf("-C (%d) and context (%d) disagree: give one of them.", ctx, ctxAlt)
+	}
+	if in.ContextAlt != nil {
+		ctx = ctxAlt
+	}
+	// As in rg, -A and -B override -C for their side.
+	if in.After == nil {
+		q.after = ctx
+	}
+	if in.Before == nil {
+		q.before = ctx
+	}
+	if q.mode != contentMode {
+		q.before, q.after = 0, 0
+	}
+	return q, nil
+}
+
+// maxCount keeps counts in int range whatever the model sends.
+const maxCount = 1 << 31
+
+func count(name string, f float64) (int, error) {
+	if f != math.Trunc(f) || math.IsNaN(f) || f < 0 {
+		return 0, tool.InvalidInputf("%s must be a whole number of at least 0, got %v.", name, f)
+	}
+	return int(min(f, maxCount)), nil
+}
+
+// splitGlobs splits the glob argument as Claude Code does: on whitespace,
+// then on commas unless the glob holds a {a,b} alternation.
+func splitGlobs(s string) []string {
+	var out []string
+	for _, g := range strings.Fields(s) {
+		if strings.Contains(g, "{") && strings.Contains(g, "}") {
+			out = append(out, g)
+			continue
+		}
+		for p := range strings.SplitSeq(g, ",") {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// nestedBraces reports {a,{b,c}}, which ripgrep's globs refuse.
+func nestedBraces(g string) bool {
+	depth := 0
+	for i := 0; i < len(g); i++ {
+		switch g[i] {
+		case '\\':
+			i++
+		case '{':
+			if depth++; depth > 1 {
+				return true
+			}
+		case '}':
+			depth--
+		}
+	}
+	return false
+}

@@ -39,8 +39,8 @@ func (w *waitTool) Definition() tool.Definition {
 	return tool.Definition{Name: "Wait", Description: "blocks", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`)}
 }
 func (w *waitTool) Parse(json.RawMessage) (tool.Invocation, error) { return w, nil }
-func (w *waitTool) Traits() tool.Traits                             { return tool.Traits{} }
-func (w *waitTool) Activity() tool.Activity                         { return tool.Activity{Summary: "wait"} }
+func (w *waitTool) Traits() tool.Traits                            { return tool.Traits{} }
+func (w *waitTool) Activity() tool.Activity                        { return tool.Activity{Summary: "wait"} }
 func (w *waitTool) Run(ctx context.Context, _ *tool.Env) (*tool.Result, error) {
 	close(w.started)
 	<-ctx.Done()
@@ -63,8 +63,10 @@ func (echoTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 
 type echoInv string
 
-func (echoInv) Traits() tool.Traits       { return tool.Traits{ReadOnly: true, ConcurrencySafe: true} }
-func (e echoInv) Activity() tool.Activity { return tool.Activity{Summary: "Echo " + string(e), Read: true} }
+func (echoInv) Traits() tool.Traits { return tool.Traits{ReadOnly: true, ConcurrencySafe: true} }
+func (e echoInv) Activity() tool.Activity {
+	return tool.Activity{Summary: "Echo " + string(e), Read: true}
+}
 func (e echoInv) Run(_ context.Context, env *tool.Env) (*tool.Result, error) {
 	env.Progress.Stdout([]byte(e))
 	if e == "image" {

@@ -35,6 +35,7 @@ type Call struct {
 
 	// Set by lookup.
 	Tool tool.Tool
+	Def  tool.Definition
 	// Set by validation: the input after coercion, and the parsed call.
 	Input      json.RawMessage
 	Invocation tool.Invocation
@@ -42,10 +43,11 @@ type Call struct {
 	started time.Time
 }
 
-// Name is the tool's canonical name once looked up, else the requested one.
+// ToolName is the tool's canonical name once looked up, else the
+// requested one.
 func (c *Call) ToolName() string {
 	if c.Tool != nil {
-		return c.Tool.Definition().Name
+		return c.Def.Name
 	}
 	return c.Name
 }

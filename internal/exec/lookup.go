@@ -16,6 +16,7 @@ func Lookup(reg *tool.Registry) Interceptor {
 				c.Name, strings.Join(reg.Names(), ", "))
 		}
 		c.Tool = t
+		c.Def, _ = reg.Definition(c.Name)
 		return next(ctx, c)
 	}
 }

@@ -72,7 +72,7 @@ func Validate(s *schemas) Interceptor {
 }
 
 func (s *schemas) prepare(c *Call) error {
-	name := c.Tool.Definition().Name
+	name := c.Def.Name
 	in := c.Request.Input
 	if in == nil {
 		if len(c.RawInput) == 0 {

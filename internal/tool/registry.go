@@ -12,13 +12,20 @@ import (
 // caching. It is immutable once built.
 type Registry struct {
 	list   []Tool
-	byName map[string]Tool
+	byName map[string]entry
+}
+
+// entry keeps each tool's definition, taken once: Definition may build its
+// value on every call, and the call path needs the name several times.
+type entry struct {
+	tool Tool
+	def  Definition
 }
 
 // NewRegistry builds a registry of built-in tools. Names must be unique and
 // must not collide with another tool's alias.
 func NewRegistry(builtins ...Tool) (*Registry, error) {
-	r := &Registry{byName: make(map[string]Tool, len(builtins)*2)}
+	r := &Registry{byName: make(map[string]entry, len(builtins)*2)}
 	for _, t := range builtins {
 		d := t.Definition()
 		if d.Name == "" {
@@ -31,7 +38,7 @@ func NewRegistry(builtins ...Tool) (*Registry, error) {
 			if _, dup := r.byName[n]; dup {
 				return nil, fmt.Errorf("tool name %q registered twice", n)
 			}
-			r.byName[n] = t
+			r.byName[n] = entry{tool: t, def: d}
 		}
 		r.list = append(r.list, t)
 	}
@@ -43,8 +50,15 @@ func NewRegistry(builtins ...Tool) (*Registry, error) {
 
 // Lookup finds a tool by name or alias.
 func (r *Registry) Lookup(name string) (Tool, bool) {
-	t, ok := r.byName[name]
-	return t, ok
+	e, ok := r.byName[name]
+	return e.tool, ok
+}
+
+// Definition returns the definition of a tool by name or alias, as taken
+// when the registry was built.
+func (r *Registry) Definition(name string) (Definition, bool) {
+	e, ok := r.byName[name]
+	return e.def, ok
 }
 
 // Tools returns the pool in its stable order. The slice must not be changed.

@@ -34,6 +34,28 @@ type Session struct {
 	AdditionalDirs []string
 	Cwd            string
 	CreatedAt      time.Time
+	// User is the "user" settings source; SessionRules the "session" source
+	// (answers with scope session, UpdateSession).
+	User         RuleLists
+	SessionRules RuleLists
+	// Revision grows with every UpdateSession, so compiled rule sets can be
+	// cached per (session, revision).
+	Revision int64
+}
+
+// RuleLists are permission rules of one settings source.
+type RuleLists struct {
+	Allow []string
+	Deny  []string
+	Ask   []string
+}
+
+func (r RuleLists) clone() RuleLists {
+	return RuleLists{
+		Allow: append([]string(nil), r.Allow...),
+		Deny:  append([]string(nil), r.Deny...),
+		Ask:   append([]string(nil), r.Ask...),
+	}
 }
 
 // Clone returns a deep copy, so that callers never share slices with the
@@ -44,6 +66,8 @@ func (s *Session) Clone() *Session {
 	c.Deny = append([]string(nil), s.Deny...)
 	c.Ask = append([]string(nil), s.Ask...)
 	c.AdditionalDirs = append([]string(nil), s.AdditionalDirs...)
+	c.User = s.User.clone()
+	c.SessionRules = s.SessionRules.clone()
 	return &c
 }
 
@@ -62,6 +86,16 @@ type Store interface {
 	// DeleteSession drops the session and all its state; ErrNotFound if
 	// absent.
 	DeleteSession(ctx context.Context, id string) error
+	// UpdateSession applies fn to a copy of the session and stores the
+	// result atomically, with Revision incremented. An error from fn
+	// changes nothing and is returned as is. ErrNotFound if absent.
+	UpdateSession(ctx context.Context, id string, fn func(*Session) error) (*Session, error)
+	// RecordDenial counts one denial at time at and returns how many
+	// denials the session had in (at-window, at]. Older ones are dropped.
+	RecordDenial(ctx context.Context, id string, at time.Time, window time.Duration) (int, error)
+	// CountDenials returns how many denials the session had in
+	// (now-window, now].
+	CountDenials(ctx context.Context, id string, now time.Time, window time.Duration) (int, error)
 	// SetCwd changes the session's current directory; ErrNotFound if the
 	// session is absent.
 	SetCwd(ctx context.Context, id, cwd string) error

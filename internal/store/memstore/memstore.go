@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/toold/toold/internal/store"
 )
@@ -19,8 +20,9 @@ type Store struct {
 }
 
 type entry struct {
-	s      *store.Session
-	stamps map[string]store.FileStamp
+	s       *store.Session
+	stamps  map[string]store.FileStamp
+	denials []time.Time // ascending
 }
 
 // New returns an empty store.
@@ -56,6 +58,58 @@ func (m *Store) DeleteSession(_ context.Context, id string) error {
 	}
 	delete(m.sessions, id)
 	return nil
+}
+
+func (m *Store) UpdateSession(_ context.Context, id string, fn func(*store.Session) error) (*store.Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return nil, notFound(id)
+	}
+	c := e.s.Clone()
+	if err := fn(c); err != nil {
+		return nil, err
+	}
+	c.ID = id
+	c.Revision = e.s.Revision + 1
+	e.s = c
+	return c.Clone(), nil
+}
+
+func (m *Store) RecordDenial(_ context.Context, id string, at time.Time, window time.Duration) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return 0, notFound(id)
+	}
+	e.denials = append(e.denials, at)
+	e.denials = within(e.denials, at, window)
+	return len(e.denials), nil
+}
+
+func (m *Store) CountDenials(_ context.Context, id string, now time.Time, window time.Duration) (int, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return 0, notFound(id)
+	}
+	return len(within(e.denials, now, window)), nil
+}
+
+// within returns the times in (now-window, now]; ts is ascending except
+// for the last element, which may be older than the others.
+func within(ts []time.Time, now time.Time, window time.Duration) []time.Time {
+	from := now.Add(-window)
+	out := ts[:0:0]
+	for _, t := range ts {
+		if t.After(from) && !t.After(now) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (m *Store) SetCwd(_ context.Context, id, cwd string) error {

@@ -27,6 +27,10 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ReadStamps", testReadStamps},
 		{"StampsArePerSession", testStampsPerSession},
 		{"ConcurrentUse", testConcurrent},
+		{"UpdateSession", testUpdate},
+		{"UpdateSessionErrorChangesNothing", testUpdateError},
+		{"ConcurrentUpdatesAreNotLost", testConcurrentUpdates},
+		{"DenialWindow", testDenials},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,6 +59,103 @@ func mustCreate(t *testing.T, s store.Store, sess *store.Session) {
 	t.Helper()
 	if err := s.CreateSession(context.Background(), sess); err != nil {
 		t.Fatalf("CreateSession(%s): %v", sess.ID, err)
+	}
+}
+
+func testUpdate(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	got, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Mode = "plan"
+		x.SessionRules.Allow = append(x.SessionRules.Allow, "Bash(make *)")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Mode != "plan" || got.Revision != 1 || len(got.SessionRules.Allow) != 1 {
+		t.Fatalf("UpdateSession returned %+v", got)
+	}
+	again, _ := s.GetSession(ctx, "s1")
+	if again.Mode != "plan" || again.Revision != 1 || again.SessionRules.Allow[0] != "Bash(make *)" || again.Workspace != "/ws/s1" {
+		t.Fatalf("stored %+v", again)
+	}
+	if _, err := s.UpdateSession(ctx, "nope", func(*store.Session) error { return nil }); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("update of a missing session = %v", err)
+	}
+}
+
+func testUpdateError(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	boom := errors.New("boom")
+	_, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Mode = "plan"
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	got, _ := s.GetSession(ctx, "s1")
+	if got.Mode != "acceptEdits" || got.Revision != 0 {
+		t.Fatalf("a failed update changed the session: %+v", got)
+	}
+}
+
+func testConcurrentUpdates(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+				x.SessionRules.Allow = append(x.SessionRules.Allow, fmt.Sprintf("Bash(cmd%d)", i))
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	got, _ := s.GetSession(ctx, "s1")
+	if len(got.SessionRules.Allow) != 10 || got.Revision != 10 {
+		t.Fatalf("lost updates: %d rules, revision %d", len(got.SessionRules.Allow), got.Revision)
+	}
+}
+
+func testDenials(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	mustCreate(t, s, sample("s2"))
+	t0 := time.Unix(1_800_000_000, 0)
+	w := 5 * time.Minute
+	for i, at := range []time.Time{t0, t0.Add(time.Minute), t0.Add(2 * time.Minute)} {
+		n, err := s.RecordDenial(ctx, "s1", at, w)
+		if err != nil || n != i+1 {
+			t.Fatalf("RecordDenial #%d = %d, %v", i, n, err)
+		}
+	}
+	if n, _ := s.CountDenials(ctx, "s1", t0.Add(4*time.Minute), w); n != 3 {
+		t.Fatalf("count within the window = %d", n)
+	}
+	// At t0+5m the first denial leaves the window.
+	if n, _ := s.CountDenials(ctx, "s1", t0.Add(5*time.Minute), w); n != 2 {
+		t.Fatalf("count after the first left the window = %d", n)
+	}
+	if n, _ := s.CountDenials(ctx, "s1", t0.Add(20*time.Minute), w); n != 0 {
+		t.Fatalf("count long after = %d", n)
+	}
+	if n, _ := s.CountDenials(ctx, "s2", t0.Add(time.Minute), w); n != 0 {
+		t.Fatalf("denials leak across sessions: %d", n)
+	}
+	if n, err := s.RecordDenial(ctx, "s1", t0.Add(20*time.Minute), w); err != nil || n != 1 {
+		t.Fatalf("a new denial after the window = %d, %v", n, err)
+	}
+	if _, err := s.RecordDenial(ctx, "nope", t0, w); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("RecordDenial on a missing session = %v", err)
 	}
 }
 

@@ -88,6 +88,112 @@ func (PermissionMode) EnumDescriptor() ([]byte, []int) {
 	return file_toold_v1_session_proto_rawDescGZIP(), []int{0}
 }
 
+// PermissionDecision is a person's answer to a permission request.
+type PermissionDecision int32
+
+const (
+	// Not a valid answer.
+	PermissionDecision_PERMISSION_DECISION_UNSPECIFIED PermissionDecision = 0
+	// Let the call run.
+	PermissionDecision_PERMISSION_DECISION_ALLOW PermissionDecision = 1
+	// Refuse the call; the model is told why.
+	PermissionDecision_PERMISSION_DECISION_DENY PermissionDecision = 2
+)
+
+// Enum value maps for PermissionDecision.
+var (
+	PermissionDecision_name = map[int32]string{
+		0: "PERMISSION_DECISION_UNSPECIFIED",
+		1: "PERMISSION_DECISION_ALLOW",
+		2: "PERMISSION_DECISION_DENY",
+	}
+	PermissionDecision_value = map[string]int32{
+		"PERMISSION_DECISION_UNSPECIFIED": 0,
+		"PERMISSION_DECISION_ALLOW":       1,
+		"PERMISSION_DECISION_DENY":        2,
+	}
+)
+
+func (x PermissionDecision) Enum() *PermissionDecision {
+	p := new(PermissionDecision)
+	*p = x
+	return p
+}
+
+func (x PermissionDecision) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PermissionDecision) Descriptor() protoreflect.EnumDescriptor {
+	return file_toold_v1_session_proto_enumTypes[1].Descriptor()
+}
+
+func (PermissionDecision) Type() protoreflect.EnumType {
+	return &file_toold_v1_session_proto_enumTypes[1]
+}
+
+func (x PermissionDecision) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PermissionDecision.Descriptor instead.
+func (PermissionDecision) EnumDescriptor() ([]byte, []int) {
+	return file_toold_v1_session_proto_rawDescGZIP(), []int{1}
+}
+
+// PermissionScope says how long an answer lasts.
+type PermissionScope int32
+
+const (
+	// Treated as PERMISSION_SCOPE_ONCE.
+	PermissionScope_PERMISSION_SCOPE_UNSPECIFIED PermissionScope = 0
+	// This call only.
+	PermissionScope_PERMISSION_SCOPE_ONCE PermissionScope = 1
+	// This call, and (for allow) every later call the suggested rules cover.
+	PermissionScope_PERMISSION_SCOPE_SESSION PermissionScope = 2
+)
+
+// Enum value maps for PermissionScope.
+var (
+	PermissionScope_name = map[int32]string{
+		0: "PERMISSION_SCOPE_UNSPECIFIED",
+		1: "PERMISSION_SCOPE_ONCE",
+		2: "PERMISSION_SCOPE_SESSION",
+	}
+	PermissionScope_value = map[string]int32{
+		"PERMISSION_SCOPE_UNSPECIFIED": 0,
+		"PERMISSION_SCOPE_ONCE":        1,
+		"PERMISSION_SCOPE_SESSION":     2,
+	}
+)
+
+func (x PermissionScope) Enum() *PermissionScope {
+	p := new(PermissionScope)
+	*p = x
+	return p
+}
+
+func (x PermissionScope) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PermissionScope) Descriptor() protoreflect.EnumDescriptor {
+	return file_toold_v1_session_proto_enumTypes[2].Descriptor()
+}
+
+func (PermissionScope) Type() protoreflect.EnumType {
+	return &file_toold_v1_session_proto_enumTypes[2]
+}
+
+func (x PermissionScope) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PermissionScope.Descriptor instead.
+func (PermissionScope) EnumDescriptor() ([]byte, []int) {
+	return file_toold_v1_session_proto_rawDescGZIP(), []int{2}
+}
+
 // Permissions has the shape of the `permissions` block of Claude Code's
 // settings.json.
 type Permissions struct {
@@ -176,9 +282,14 @@ type Session struct {
 	// The shell's current directory; a `cd` in Bash carries over.
 	Cwd string `protobuf:"bytes,5,opt,name=cwd,proto3" json:"cwd,omitempty"`
 	// When the session was created.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// Rules added during the session (answers with scope SESSION and
+	// UpdateSession); they form the "session" settings source.
+	SessionPermissions *Permissions `protobuf:"bytes,7,opt,name=session_permissions,json=sessionPermissions,proto3" json:"session_permissions,omitempty"`
+	// Rules of the "user" settings source, given at creation.
+	UserPermissions *Permissions `protobuf:"bytes,8,opt,name=user_permissions,json=userPermissions,proto3" json:"user_permissions,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Session) Reset() {
@@ -253,6 +364,20 @@ func (x *Session) GetCreateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Session) GetSessionPermissions() *Permissions {
+	if x != nil {
+		return x.SessionPermissions
+	}
+	return nil
+}
+
+func (x *Session) GetUserPermissions() *Permissions {
+	if x != nil {
+		return x.UserPermissions
+	}
+	return nil
+}
+
 // CreateSessionRequest describes the session to create.
 type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -260,10 +385,13 @@ type CreateSessionRequest struct {
 	Workspace string `protobuf:"bytes,1,opt,name=workspace,proto3" json:"workspace,omitempty"`
 	// Permission mode; unspecified means default.
 	Mode PermissionMode `protobuf:"varint,2,opt,name=mode,proto3,enum=toold.v1.PermissionMode" json:"mode,omitempty"`
-	// Permission rules and additional directories.
-	Permissions   *Permissions `protobuf:"bytes,3,opt,name=permissions,proto3" json:"permissions,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Permission rules and additional directories: the "cliArg" settings
+	// source.
+	Permissions *Permissions `protobuf:"bytes,3,opt,name=permissions,proto3" json:"permissions,omitempty"`
+	// The caller's own settings: the "user" settings source.
+	UserPermissions *Permissions `protobuf:"bytes,4,opt,name=user_permissions,json=userPermissions,proto3" json:"user_permissions,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CreateSessionRequest) Reset() {
@@ -313,6 +441,13 @@ func (x *CreateSessionRequest) GetMode() PermissionMode {
 func (x *CreateSessionRequest) GetPermissions() *Permissions {
 	if x != nil {
 		return x.Permissions
+	}
+	return nil
+}
+
+func (x *CreateSessionRequest) GetUserPermissions() *Permissions {
+	if x != nil {
+		return x.UserPermissions
 	}
 	return nil
 }
@@ -538,6 +673,244 @@ func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
 	return file_toold_v1_session_proto_rawDescGZIP(), []int{7}
 }
 
+// UpdateSessionRequest changes a session.
+type UpdateSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The new mode; unspecified keeps the current one.
+	Mode PermissionMode `protobuf:"varint,2,opt,name=mode,proto3,enum=toold.v1.PermissionMode" json:"mode,omitempty"`
+	// Session rules to add.
+	AddRules *Permissions `protobuf:"bytes,3,opt,name=add_rules,json=addRules,proto3" json:"add_rules,omitempty"`
+	// Session rules to remove (exact text).
+	RemoveRules   *Permissions `protobuf:"bytes,4,opt,name=remove_rules,json=removeRules,proto3" json:"remove_rules,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSessionRequest) Reset() {
+	*x = UpdateSessionRequest{}
+	mi := &file_toold_v1_session_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSessionRequest) ProtoMessage() {}
+
+func (x *UpdateSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_session_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSessionRequest.ProtoReflect.Descriptor instead.
+func (*UpdateSessionRequest) Descriptor() ([]byte, []int) {
+	return file_toold_v1_session_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *UpdateSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *UpdateSessionRequest) GetMode() PermissionMode {
+	if x != nil {
+		return x.Mode
+	}
+	return PermissionMode_PERMISSION_MODE_UNSPECIFIED
+}
+
+func (x *UpdateSessionRequest) GetAddRules() *Permissions {
+	if x != nil {
+		return x.AddRules
+	}
+	return nil
+}
+
+func (x *UpdateSessionRequest) GetRemoveRules() *Permissions {
+	if x != nil {
+		return x.RemoveRules
+	}
+	return nil
+}
+
+// UpdateSessionResponse carries the changed session.
+type UpdateSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session after the change.
+	Session       *Session `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSessionResponse) Reset() {
+	*x = UpdateSessionResponse{}
+	mi := &file_toold_v1_session_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSessionResponse) ProtoMessage() {}
+
+func (x *UpdateSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_session_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSessionResponse.ProtoReflect.Descriptor instead.
+func (*UpdateSessionResponse) Descriptor() ([]byte, []int) {
+	return file_toold_v1_session_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *UpdateSessionResponse) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+// ResolvePermissionRequest answers a permission request.
+type ResolvePermissionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The request_id of the permission_request event.
+	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Allow or deny.
+	Decision PermissionDecision `protobuf:"varint,3,opt,name=decision,proto3,enum=toold.v1.PermissionDecision" json:"decision,omitempty"`
+	// Once or for the session.
+	Scope PermissionScope `protobuf:"varint,4,opt,name=scope,proto3,enum=toold.v1.PermissionScope" json:"scope,omitempty"`
+	// Optional text passed to the model with a denial.
+	Message       string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolvePermissionRequest) Reset() {
+	*x = ResolvePermissionRequest{}
+	mi := &file_toold_v1_session_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolvePermissionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolvePermissionRequest) ProtoMessage() {}
+
+func (x *ResolvePermissionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_session_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolvePermissionRequest.ProtoReflect.Descriptor instead.
+func (*ResolvePermissionRequest) Descriptor() ([]byte, []int) {
+	return file_toold_v1_session_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ResolvePermissionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ResolvePermissionRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ResolvePermissionRequest) GetDecision() PermissionDecision {
+	if x != nil {
+		return x.Decision
+	}
+	return PermissionDecision_PERMISSION_DECISION_UNSPECIFIED
+}
+
+func (x *ResolvePermissionRequest) GetScope() PermissionScope {
+	if x != nil {
+		return x.Scope
+	}
+	return PermissionScope_PERMISSION_SCOPE_UNSPECIFIED
+}
+
+func (x *ResolvePermissionRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// ResolvePermissionResponse is empty.
+type ResolvePermissionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolvePermissionResponse) Reset() {
+	*x = ResolvePermissionResponse{}
+	mi := &file_toold_v1_session_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolvePermissionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolvePermissionResponse) ProtoMessage() {}
+
+func (x *ResolvePermissionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_session_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolvePermissionResponse.ProtoReflect.Descriptor instead.
+func (*ResolvePermissionResponse) Descriptor() ([]byte, []int) {
+	return file_toold_v1_session_proto_rawDescGZIP(), []int{11}
+}
+
 var File_toold_v1_session_proto protoreflect.FileDescriptor
 
 const file_toold_v1_session_proto_rawDesc = "" +
@@ -547,7 +920,7 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\x05allow\x18\x01 \x03(\tR\x05allow\x12\x12\n" +
 	"\x04deny\x18\x02 \x03(\tR\x04deny\x12\x10\n" +
 	"\x03ask\x18\x03 \x03(\tR\x03ask\x125\n" +
-	"\x16additional_directories\x18\x04 \x03(\tR\x15additionalDirectories\"\xed\x01\n" +
+	"\x16additional_directories\x18\x04 \x03(\tR\x15additionalDirectories\"\xf7\x02\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\tworkspace\x18\x02 \x01(\tR\tworkspace\x12,\n" +
@@ -555,11 +928,14 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\vpermissions\x18\x04 \x01(\v2\x15.toold.v1.PermissionsR\vpermissions\x12\x10\n" +
 	"\x03cwd\x18\x05 \x01(\tR\x03cwd\x12;\n" +
 	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"\x9b\x01\n" +
+	"createTime\x12F\n" +
+	"\x13session_permissions\x18\a \x01(\v2\x15.toold.v1.PermissionsR\x12sessionPermissions\x12@\n" +
+	"\x10user_permissions\x18\b \x01(\v2\x15.toold.v1.PermissionsR\x0fuserPermissions\"\xdd\x01\n" +
 	"\x14CreateSessionRequest\x12\x1c\n" +
 	"\tworkspace\x18\x01 \x01(\tR\tworkspace\x12,\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x18.toold.v1.PermissionModeR\x04mode\x127\n" +
-	"\vpermissions\x18\x03 \x01(\v2\x15.toold.v1.PermissionsR\vpermissions\"D\n" +
+	"\vpermissions\x18\x03 \x01(\v2\x15.toold.v1.PermissionsR\vpermissions\x12@\n" +
+	"\x10user_permissions\x18\x04 \x01(\v2\x15.toold.v1.PermissionsR\x0fuserPermissions\"D\n" +
 	"\x15CreateSessionResponse\x12+\n" +
 	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"2\n" +
 	"\x11GetSessionRequest\x12\x1d\n" +
@@ -570,19 +946,46 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\x14DeleteSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
-	"\x15DeleteSessionResponse*\xd0\x01\n" +
+	"\x15DeleteSessionResponse\"\xd1\x01\n" +
+	"\x14UpdateSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12,\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x18.toold.v1.PermissionModeR\x04mode\x122\n" +
+	"\tadd_rules\x18\x03 \x01(\v2\x15.toold.v1.PermissionsR\baddRules\x128\n" +
+	"\fremove_rules\x18\x04 \x01(\v2\x15.toold.v1.PermissionsR\vremoveRules\"D\n" +
+	"\x15UpdateSessionResponse\x12+\n" +
+	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"\xdd\x01\n" +
+	"\x18ResolvePermissionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\x128\n" +
+	"\bdecision\x18\x03 \x01(\x0e2\x1c.toold.v1.PermissionDecisionR\bdecision\x12/\n" +
+	"\x05scope\x18\x04 \x01(\x0e2\x19.toold.v1.PermissionScopeR\x05scope\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"\x1b\n" +
+	"\x19ResolvePermissionResponse*\xd0\x01\n" +
 	"\x0ePermissionMode\x12\x1f\n" +
 	"\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_MODE_DEFAULT\x10\x01\x12 \n" +
 	"\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x18\n" +
 	"\x14PERMISSION_MODE_PLAN\x10\x03\x12&\n" +
 	"\"PERMISSION_MODE_BYPASS_PERMISSIONS\x10\x04\x12\x1c\n" +
-	"\x18PERMISSION_MODE_DONT_ASK\x10\x052\xfd\x01\n" +
+	"\x18PERMISSION_MODE_DONT_ASK\x10\x05*v\n" +
+	"\x12PermissionDecision\x12#\n" +
+	"\x1fPERMISSION_DECISION_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19PERMISSION_DECISION_ALLOW\x10\x01\x12\x1c\n" +
+	"\x18PERMISSION_DECISION_DENY\x10\x02*l\n" +
+	"\x0fPermissionScope\x12 \n" +
+	"\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15PERMISSION_SCOPE_ONCE\x10\x01\x12\x1c\n" +
+	"\x18PERMISSION_SCOPE_SESSION\x10\x022\xad\x03\n" +
 	"\x0eSessionService\x12P\n" +
 	"\rCreateSession\x12\x1e.toold.v1.CreateSessionRequest\x1a\x1f.toold.v1.CreateSessionResponse\x12G\n" +
 	"\n" +
 	"GetSession\x12\x1b.toold.v1.GetSessionRequest\x1a\x1c.toold.v1.GetSessionResponse\x12P\n" +
-	"\rDeleteSession\x12\x1e.toold.v1.DeleteSessionRequest\x1a\x1f.toold.v1.DeleteSessionResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
+	"\rDeleteSession\x12\x1e.toold.v1.DeleteSessionRequest\x1a\x1f.toold.v1.DeleteSessionResponse\x12P\n" +
+	"\rUpdateSession\x12\x1e.toold.v1.UpdateSessionRequest\x1a\x1f.toold.v1.UpdateSessionResponse\x12\\\n" +
+	"\x11ResolvePermission\x12\".toold.v1.ResolvePermissionRequest\x1a#.toold.v1.ResolvePermissionResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
 
 var (
 	file_toold_v1_session_proto_rawDescOnce sync.Once
@@ -596,39 +999,58 @@ func file_toold_v1_session_proto_rawDescGZIP() []byte {
 	return file_toold_v1_session_proto_rawDescData
 }
 
-var file_toold_v1_session_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_toold_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_toold_v1_session_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_toold_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_toold_v1_session_proto_goTypes = []any{
-	(PermissionMode)(0),           // 0: toold.v1.PermissionMode
-	(*Permissions)(nil),           // 1: toold.v1.Permissions
-	(*Session)(nil),               // 2: toold.v1.Session
-	(*CreateSessionRequest)(nil),  // 3: toold.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil), // 4: toold.v1.CreateSessionResponse
-	(*GetSessionRequest)(nil),     // 5: toold.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),    // 6: toold.v1.GetSessionResponse
-	(*DeleteSessionRequest)(nil),  // 7: toold.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil), // 8: toold.v1.DeleteSessionResponse
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(PermissionMode)(0),               // 0: toold.v1.PermissionMode
+	(PermissionDecision)(0),           // 1: toold.v1.PermissionDecision
+	(PermissionScope)(0),              // 2: toold.v1.PermissionScope
+	(*Permissions)(nil),               // 3: toold.v1.Permissions
+	(*Session)(nil),                   // 4: toold.v1.Session
+	(*CreateSessionRequest)(nil),      // 5: toold.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),     // 6: toold.v1.CreateSessionResponse
+	(*GetSessionRequest)(nil),         // 7: toold.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),        // 8: toold.v1.GetSessionResponse
+	(*DeleteSessionRequest)(nil),      // 9: toold.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),     // 10: toold.v1.DeleteSessionResponse
+	(*UpdateSessionRequest)(nil),      // 11: toold.v1.UpdateSessionRequest
+	(*UpdateSessionResponse)(nil),     // 12: toold.v1.UpdateSessionResponse
+	(*ResolvePermissionRequest)(nil),  // 13: toold.v1.ResolvePermissionRequest
+	(*ResolvePermissionResponse)(nil), // 14: toold.v1.ResolvePermissionResponse
+	(*timestamppb.Timestamp)(nil),     // 15: google.protobuf.Timestamp
 }
 var file_toold_v1_session_proto_depIdxs = []int32{
 	0,  // 0: toold.v1.Session.mode:type_name -> toold.v1.PermissionMode
-	1,  // 1: toold.v1.Session.permissions:type_name -> toold.v1.Permissions
-	9,  // 2: toold.v1.Session.create_time:type_name -> google.protobuf.Timestamp
-	0,  // 3: toold.v1.CreateSessionRequest.mode:type_name -> toold.v1.PermissionMode
-	1,  // 4: toold.v1.CreateSessionRequest.permissions:type_name -> toold.v1.Permissions
-	2,  // 5: toold.v1.CreateSessionResponse.session:type_name -> toold.v1.Session
-	2,  // 6: toold.v1.GetSessionResponse.session:type_name -> toold.v1.Session
-	3,  // 7: toold.v1.SessionService.CreateSession:input_type -> toold.v1.CreateSessionRequest
-	5,  // 8: toold.v1.SessionService.GetSession:input_type -> toold.v1.GetSessionRequest
-	7,  // 9: toold.v1.SessionService.DeleteSession:input_type -> toold.v1.DeleteSessionRequest
-	4,  // 10: toold.v1.SessionService.CreateSession:output_type -> toold.v1.CreateSessionResponse
-	6,  // 11: toold.v1.SessionService.GetSession:output_type -> toold.v1.GetSessionResponse
-	8,  // 12: toold.v1.SessionService.DeleteSession:output_type -> toold.v1.DeleteSessionResponse
-	10, // [10:13] is the sub-list for method output_type
-	7,  // [7:10] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	3,  // 1: toold.v1.Session.permissions:type_name -> toold.v1.Permissions
+	15, // 2: toold.v1.Session.create_time:type_name -> google.protobuf.Timestamp
+	3,  // 3: toold.v1.Session.session_permissions:type_name -> toold.v1.Permissions
+	3,  // 4: toold.v1.Session.user_permissions:type_name -> toold.v1.Permissions
+	0,  // 5: toold.v1.CreateSessionRequest.mode:type_name -> toold.v1.PermissionMode
+	3,  // 6: toold.v1.CreateSessionRequest.permissions:type_name -> toold.v1.Permissions
+	3,  // 7: toold.v1.CreateSessionRequest.user_permissions:type_name -> toold.v1.Permissions
+	4,  // 8: toold.v1.CreateSessionResponse.session:type_name -> toold.v1.Session
+	4,  // 9: toold.v1.GetSessionResponse.session:type_name -> toold.v1.Session
+	0,  // 10: toold.v1.UpdateSessionRequest.mode:type_name -> toold.v1.PermissionMode
+	3,  // 11: toold.v1.UpdateSessionRequest.add_rules:type_name -> toold.v1.Permissions
+	3,  // 12: toold.v1.UpdateSessionRequest.remove_rules:type_name -> toold.v1.Permissions
+	4,  // 13: toold.v1.UpdateSessionResponse.session:type_name -> toold.v1.Session
+	1,  // 14: toold.v1.ResolvePermissionRequest.decision:type_name -> toold.v1.PermissionDecision
+	2,  // 15: toold.v1.ResolvePermissionRequest.scope:type_name -> toold.v1.PermissionScope
+	5,  // 16: toold.v1.SessionService.CreateSession:input_type -> toold.v1.CreateSessionRequest
+	7,  // 17: toold.v1.SessionService.GetSession:input_type -> toold.v1.GetSessionRequest
+	9,  // 18: toold.v1.SessionService.DeleteSession:input_type -> toold.v1.DeleteSessionRequest
+	11, // 19: toold.v1.SessionService.UpdateSession:input_type -> toold.v1.UpdateSessionRequest
+	13, // 20: toold.v1.SessionService.ResolvePermission:input_type -> toold.v1.ResolvePermissionRequest
+	6,  // 21: toold.v1.SessionService.CreateSession:output_type -> toold.v1.CreateSessionResponse
+	8,  // 22: toold.v1.SessionService.GetSession:output_type -> toold.v1.GetSessionResponse
+	10, // 23: toold.v1.SessionService.DeleteSession:output_type -> toold.v1.DeleteSessionResponse
+	12, // 24: toold.v1.SessionService.UpdateSession:output_type -> toold.v1.UpdateSessionResponse
+	14, // 25: toold.v1.SessionService.ResolvePermission:output_type -> toold.v1.ResolvePermissionResponse
+	21, // [21:26] is the sub-list for method output_type
+	16, // [16:21] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_session_proto_init() }
@@ -641,8 +1063,8 @@ func file_toold_v1_session_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_session_proto_rawDesc), len(file_toold_v1_session_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   8,
+			NumEnums:      3,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,9 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	SessionService_CreateSession_FullMethodName = "/toold.v1.SessionService/CreateSession"
-	SessionService_GetSession_FullMethodName    = "/toold.v1.SessionService/GetSession"
-	SessionService_DeleteSession_FullMethodName = "/toold.v1.SessionService/DeleteSession"
+	SessionService_CreateSession_FullMethodName     = "/toold.v1.SessionService/CreateSession"
+	SessionService_GetSession_FullMethodName        = "/toold.v1.SessionService/GetSession"
+	SessionService_DeleteSession_FullMethodName     = "/toold.v1.SessionService/DeleteSession"
+	SessionService_UpdateSession_FullMethodName     = "/toold.v1.SessionService/UpdateSession"
+	SessionService_ResolvePermission_FullMethodName = "/toold.v1.SessionService/ResolvePermission"
 )
 
 // SessionServiceClient is the client API for SessionService service.
@@ -46,6 +48,19 @@ type SessionServiceClient interface {
 	// DeleteSession kills every process the session's calls started and drops
 	// its state. Deleting a session that does not exist is NOT_FOUND.
 	DeleteSession(ctx context.Context, in *DeleteSessionRequest, opts ...grpc.CallOption) (*DeleteSessionResponse, error)
+	// UpdateSession changes a session's mode and its session rules.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for an unknown
+	// mode or a rule that does not parse (nothing is changed then).
+	UpdateSession(ctx context.Context, in *UpdateSessionRequest, opts ...grpc.CallOption) (*UpdateSessionResponse, error)
+	// ResolvePermission answers a pending permission request that an Execute
+	// stream announced. Scope SESSION also remembers the request's suggested
+	// rules as session rules, so the same call does not ask again.
+	//
+	// Errors: NOT_FOUND when the session has no pending request with that id
+	// (already answered, timed out, or its call was cancelled);
+	// INVALID_ARGUMENT for an unspecified decision.
+	ResolvePermission(ctx context.Context, in *ResolvePermissionRequest, opts ...grpc.CallOption) (*ResolvePermissionResponse, error)
 }
 
 type sessionServiceClient struct {
@@ -86,6 +101,26 @@ func (c *sessionServiceClient) DeleteSession(ctx context.Context, in *DeleteSess
 	return out, nil
 }
 
+func (c *sessionServiceClient) UpdateSession(ctx context.Context, in *UpdateSessionRequest, opts ...grpc.CallOption) (*UpdateSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateSessionResponse)
+	err := c.cc.Invoke(ctx, SessionService_UpdateSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sessionServiceClient) ResolvePermission(ctx context.Context, in *ResolvePermissionRequest, opts ...grpc.CallOption) (*ResolvePermissionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResolvePermissionResponse)
+	err := c.cc.Invoke(ctx, SessionService_ResolvePermission_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SessionServiceServer is the server API for SessionService service.
 // All implementations must embed UnimplementedSessionServiceServer
 // for forward compatibility.
@@ -108,6 +143,19 @@ type SessionServiceServer interface {
 	// DeleteSession kills every process the session's calls started and drops
 	// its state. Deleting a session that does not exist is NOT_FOUND.
 	DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error)
+	// UpdateSession changes a session's mode and its session rules.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for an unknown
+	// mode or a rule that does not parse (nothing is changed then).
+	UpdateSession(context.Context, *UpdateSessionRequest) (*UpdateSessionResponse, error)
+	// ResolvePermission answers a pending permission request that an Execute
+	// stream announced. Scope SESSION also remembers the request's suggested
+	// rules as session rules, so the same call does not ask again.
+	//
+	// Errors: NOT_FOUND when the session has no pending request with that id
+	// (already answered, timed out, or its call was cancelled);
+	// INVALID_ARGUMENT for an unspecified decision.
+	ResolvePermission(context.Context, *ResolvePermissionRequest) (*ResolvePermissionResponse, error)
 	mustEmbedUnimplementedSessionServiceServer()
 }
 
@@ -126,6 +174,12 @@ func (UnimplementedSessionServiceServer) GetSession(context.Context, *GetSession
 }
 func (UnimplementedSessionServiceServer) DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteSession not implemented")
+}
+func (UnimplementedSessionServiceServer) UpdateSession(context.Context, *UpdateSessionRequest) (*UpdateSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateSession not implemented")
+}
+func (UnimplementedSessionServiceServer) ResolvePermission(context.Context, *ResolvePermissionRequest) (*ResolvePermissionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResolvePermission not implemented")
 }
 func (UnimplementedSessionServiceServer) mustEmbedUnimplementedSessionServiceServer() {}
 func (UnimplementedSessionServiceServer) testEmbeddedByValue()                        {}
@@ -202,6 +256,42 @@ func _SessionService_DeleteSession_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SessionService_UpdateSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionServiceServer).UpdateSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionService_UpdateSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionServiceServer).UpdateSession(ctx, req.(*UpdateSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SessionService_ResolvePermission_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResolvePermissionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionServiceServer).ResolvePermission(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionService_ResolvePermission_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionServiceServer).ResolvePermission(ctx, req.(*ResolvePermissionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SessionService_ServiceDesc is the grpc.ServiceDesc for SessionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -220,6 +310,14 @@ var SessionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteSession",
 			Handler:    _SessionService_DeleteSession_Handler,
+		},
+		{
+			MethodName: "UpdateSession",
+			Handler:    _SessionService_UpdateSession_Handler,
+		},
+		{
+			MethodName: "ResolvePermission",
+			Handler:    _SessionService_ResolvePermission_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -22,6 +22,63 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Behavior is the outcome of a permission decision.
+type Behavior int32
+
+const (
+	// Not decided.
+	Behavior_BEHAVIOR_UNSPECIFIED Behavior = 0
+	// The call runs.
+	Behavior_BEHAVIOR_ALLOW Behavior = 1
+	// The call does not run.
+	Behavior_BEHAVIOR_DENY Behavior = 2
+	// The call needs an answer from a person.
+	Behavior_BEHAVIOR_ASK Behavior = 3
+)
+
+// Enum value maps for Behavior.
+var (
+	Behavior_name = map[int32]string{
+		0: "BEHAVIOR_UNSPECIFIED",
+		1: "BEHAVIOR_ALLOW",
+		2: "BEHAVIOR_DENY",
+		3: "BEHAVIOR_ASK",
+	}
+	Behavior_value = map[string]int32{
+		"BEHAVIOR_UNSPECIFIED": 0,
+		"BEHAVIOR_ALLOW":       1,
+		"BEHAVIOR_DENY":        2,
+		"BEHAVIOR_ASK":         3,
+	}
+)
+
+func (x Behavior) Enum() *Behavior {
+	p := new(Behavior)
+	*p = x
+	return p
+}
+
+func (x Behavior) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Behavior) Descriptor() protoreflect.EnumDescriptor {
+	return file_toold_v1_tool_proto_enumTypes[0].Descriptor()
+}
+
+func (Behavior) Type() protoreflect.EnumType {
+	return &file_toold_v1_tool_proto_enumTypes[0]
+}
+
+func (x Behavior) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Behavior.Descriptor instead.
+func (Behavior) EnumDescriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{0}
+}
+
 // ErrorKind says why a call failed.
 type ErrorKind int32
 
@@ -85,11 +142,11 @@ func (x ErrorKind) String() string {
 }
 
 func (ErrorKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_toold_v1_tool_proto_enumTypes[0].Descriptor()
+	return file_toold_v1_tool_proto_enumTypes[1].Descriptor()
 }
 
 func (ErrorKind) Type() protoreflect.EnumType {
-	return &file_toold_v1_tool_proto_enumTypes[0]
+	return &file_toold_v1_tool_proto_enumTypes[1]
 }
 
 func (x ErrorKind) Number() protoreflect.EnumNumber {
@@ -98,7 +155,7 @@ func (x ErrorKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ErrorKind.Descriptor instead.
 func (ErrorKind) EnumDescriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{0}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{1}
 }
 
 // ListToolsRequest optionally names a session.
@@ -399,6 +456,8 @@ type ExecuteEvent struct {
 	//	*ExecuteEvent_Started
 	//	*ExecuteEvent_Progress
 	//	*ExecuteEvent_Result
+	//	*ExecuteEvent_PermissionRequest
+	//	*ExecuteEvent_Decision
 	Event         isExecuteEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -475,6 +534,24 @@ func (x *ExecuteEvent) GetResult() *ToolResult {
 	return nil
 }
 
+func (x *ExecuteEvent) GetPermissionRequest() *PermissionRequest {
+	if x != nil {
+		if x, ok := x.Event.(*ExecuteEvent_PermissionRequest); ok {
+			return x.PermissionRequest
+		}
+	}
+	return nil
+}
+
+func (x *ExecuteEvent) GetDecision() *Decision {
+	if x != nil {
+		if x, ok := x.Event.(*ExecuteEvent_Decision); ok {
+			return x.Decision
+		}
+	}
+	return nil
+}
+
 type isExecuteEvent_Event interface {
 	isExecuteEvent_Event()
 }
@@ -494,11 +571,383 @@ type ExecuteEvent_Result struct {
 	Result *ToolResult `protobuf:"bytes,4,opt,name=result,proto3,oneof"`
 }
 
+type ExecuteEvent_PermissionRequest struct {
+	// The call needs an answer: SessionService.ResolvePermission gives it.
+	PermissionRequest *PermissionRequest `protobuf:"bytes,5,opt,name=permission_request,json=permissionRequest,proto3,oneof"`
+}
+
+type ExecuteEvent_Decision struct {
+	// How the policy decided the call, before it runs (or does not).
+	Decision *Decision `protobuf:"bytes,6,opt,name=decision,proto3,oneof"`
+}
+
 func (*ExecuteEvent_Started) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_Progress) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_Result) isExecuteEvent_Event() {}
+
+func (*ExecuteEvent_PermissionRequest) isExecuteEvent_Event() {}
+
+func (*ExecuteEvent_Decision) isExecuteEvent_Event() {}
+
+// Decision is a permission decision and what made it.
+type Decision struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Allow, deny or ask.
+	Behavior Behavior `protobuf:"varint,1,opt,name=behavior,proto3,enum=toold.v1.Behavior" json:"behavior,omitempty"`
+	// Why, in words.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The rule that decided, as written, when a rule did.
+	Rule string `protobuf:"bytes,3,opt,name=rule,proto3" json:"rule,omitempty"`
+	// The settings source of that rule (policySettings, flagSettings,
+	// projectSettings, userSettings, localSettings, cliArg, session) or the
+	// built-in check that decided (mode, readOnly, protectedPath, ...).
+	Source string `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
+	// For Bash: one entry per simple command.
+	Parts []*PartDecision `protobuf:"bytes,5,rep,name=parts,proto3" json:"parts,omitempty"`
+	// Warnings about destructive commands (rm -rf, git push --force, ...).
+	Warnings      []string `protobuf:"bytes,6,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Decision) Reset() {
+	*x = Decision{}
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Decision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Decision) ProtoMessage() {}
+
+func (x *Decision) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Decision.ProtoReflect.Descriptor instead.
+func (*Decision) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Decision) GetBehavior() Behavior {
+	if x != nil {
+		return x.Behavior
+	}
+	return Behavior_BEHAVIOR_UNSPECIFIED
+}
+
+func (x *Decision) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Decision) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Decision) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *Decision) GetParts() []*PartDecision {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+func (x *Decision) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+// PartDecision is the decision for one simple command of a Bash call.
+type PartDecision struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The command as analysed (wrappers and quotes removed).
+	Command string `protobuf:"bytes,1,opt,name=command,proto3" json:"command,omitempty"`
+	// Allow, deny or ask.
+	Behavior Behavior `protobuf:"varint,2,opt,name=behavior,proto3,enum=toold.v1.Behavior" json:"behavior,omitempty"`
+	// Why.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The deciding rule, if any.
+	Rule string `protobuf:"bytes,4,opt,name=rule,proto3" json:"rule,omitempty"`
+	// The deciding source.
+	Source        string `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartDecision) Reset() {
+	*x = PartDecision{}
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartDecision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartDecision) ProtoMessage() {}
+
+func (x *PartDecision) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartDecision.ProtoReflect.Descriptor instead.
+func (*PartDecision) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PartDecision) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *PartDecision) GetBehavior() Behavior {
+	if x != nil {
+		return x.Behavior
+	}
+	return Behavior_BEHAVIOR_UNSPECIFIED
+}
+
+func (x *PartDecision) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PartDecision) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *PartDecision) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+// PermissionRequest asks a person whether a call may run.
+type PermissionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Answer with SessionService.ResolvePermission(request_id).
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The tool.
+	ToolName string `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	// The tool input.
+	Input *structpb.Struct `protobuf:"bytes,3,opt,name=input,proto3" json:"input,omitempty"`
+	// Why the call needs an answer, with the rule and source that caused it.
+	Decision *Decision `protobuf:"bytes,4,opt,name=decision,proto3" json:"decision,omitempty"`
+	// Rules that ResolvePermission with scope SESSION would add.
+	SuggestedRules []string `protobuf:"bytes,5,rep,name=suggested_rules,json=suggestedRules,proto3" json:"suggested_rules,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PermissionRequest) Reset() {
+	*x = PermissionRequest{}
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PermissionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PermissionRequest) ProtoMessage() {}
+
+func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PermissionRequest.ProtoReflect.Descriptor instead.
+func (*PermissionRequest) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PermissionRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *PermissionRequest) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *PermissionRequest) GetInput() *structpb.Struct {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *PermissionRequest) GetDecision() *Decision {
+	if x != nil {
+		return x.Decision
+	}
+	return nil
+}
+
+func (x *PermissionRequest) GetSuggestedRules() []string {
+	if x != nil {
+		return x.SuggestedRules
+	}
+	return nil
+}
+
+// CheckPermissionRequest names a call to check.
+type CheckPermissionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session whose rules and mode apply.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The call; tool_use_id may be empty.
+	Call          *ToolCall `protobuf:"bytes,2,opt,name=call,proto3" json:"call,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckPermissionRequest) Reset() {
+	*x = CheckPermissionRequest{}
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckPermissionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckPermissionRequest) ProtoMessage() {}
+
+func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckPermissionRequest.ProtoReflect.Descriptor instead.
+func (*CheckPermissionRequest) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CheckPermissionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CheckPermissionRequest) GetCall() *ToolCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+// CheckPermissionResponse is the decision the call would get.
+type CheckPermissionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The decision.
+	Decision      *Decision `protobuf:"bytes,1,opt,name=decision,proto3" json:"decision,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckPermissionResponse) Reset() {
+	*x = CheckPermissionResponse{}
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckPermissionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckPermissionResponse) ProtoMessage() {}
+
+func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckPermissionResponse.ProtoReflect.Descriptor instead.
+func (*CheckPermissionResponse) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CheckPermissionResponse) GetDecision() *Decision {
+	if x != nil {
+		return x.Decision
+	}
+	return nil
+}
 
 // ToolStarted says what is about to run.
 type ToolStarted struct {
@@ -521,7 +970,7 @@ type ToolStarted struct {
 
 func (x *ToolStarted) Reset() {
 	*x = ToolStarted{}
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -533,7 +982,7 @@ func (x *ToolStarted) String() string {
 func (*ToolStarted) ProtoMessage() {}
 
 func (x *ToolStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -546,7 +995,7 @@ func (x *ToolStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolStarted.ProtoReflect.Descriptor instead.
 func (*ToolStarted) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ToolStarted) GetName() string {
@@ -608,7 +1057,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -620,7 +1069,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -633,7 +1082,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ToolProgress) GetChunk() isToolProgress_Chunk {
@@ -717,7 +1166,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +1178,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +1191,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ToolResult) GetIsError() bool {
@@ -803,7 +1252,7 @@ type ContentBlock struct {
 
 func (x *ContentBlock) Reset() {
 	*x = ContentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +1264,7 @@ func (x *ContentBlock) String() string {
 func (*ContentBlock) ProtoMessage() {}
 
 func (x *ContentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +1277,7 @@ func (x *ContentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentBlock.ProtoReflect.Descriptor instead.
 func (*ContentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ContentBlock) GetBlock() isContentBlock_Block {
@@ -885,7 +1334,7 @@ type TextBlock struct {
 
 func (x *TextBlock) Reset() {
 	*x = TextBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -897,7 +1346,7 @@ func (x *TextBlock) String() string {
 func (*TextBlock) ProtoMessage() {}
 
 func (x *TextBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -910,7 +1359,7 @@ func (x *TextBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextBlock.ProtoReflect.Descriptor instead.
 func (*TextBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *TextBlock) GetText() string {
@@ -933,7 +1382,7 @@ type ImageBlock struct {
 
 func (x *ImageBlock) Reset() {
 	*x = ImageBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -945,7 +1394,7 @@ func (x *ImageBlock) String() string {
 func (*ImageBlock) ProtoMessage() {}
 
 func (x *ImageBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -958,7 +1407,7 @@ func (x *ImageBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageBlock.ProtoReflect.Descriptor instead.
 func (*ImageBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ImageBlock) GetMediaType() string {
@@ -998,13 +1447,41 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12-\n" +
 	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12\x1d\n" +
 	"\n" +
-	"input_json\x18\x04 \x01(\tR\tinputJson\"\xd0\x01\n" +
+	"input_json\x18\x04 \x01(\tR\tinputJson\"\xd0\x02\n" +
 	"\fExecuteEvent\x12\x1e\n" +
 	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x121\n" +
 	"\astarted\x18\x02 \x01(\v2\x15.toold.v1.ToolStartedH\x00R\astarted\x124\n" +
 	"\bprogress\x18\x03 \x01(\v2\x16.toold.v1.ToolProgressH\x00R\bprogress\x12.\n" +
-	"\x06result\x18\x04 \x01(\v2\x14.toold.v1.ToolResultH\x00R\x06resultB\a\n" +
-	"\x05event\"\xa7\x01\n" +
+	"\x06result\x18\x04 \x01(\v2\x14.toold.v1.ToolResultH\x00R\x06result\x12L\n" +
+	"\x12permission_request\x18\x05 \x01(\v2\x1b.toold.v1.PermissionRequestH\x00R\x11permissionRequest\x120\n" +
+	"\bdecision\x18\x06 \x01(\v2\x12.toold.v1.DecisionH\x00R\bdecisionB\a\n" +
+	"\x05event\"\xc8\x01\n" +
+	"\bDecision\x12.\n" +
+	"\bbehavior\x18\x01 \x01(\x0e2\x12.toold.v1.BehaviorR\bbehavior\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x12\n" +
+	"\x04rule\x18\x03 \x01(\tR\x04rule\x12\x16\n" +
+	"\x06source\x18\x04 \x01(\tR\x06source\x12,\n" +
+	"\x05parts\x18\x05 \x03(\v2\x16.toold.v1.PartDecisionR\x05parts\x12\x1a\n" +
+	"\bwarnings\x18\x06 \x03(\tR\bwarnings\"\x9c\x01\n" +
+	"\fPartDecision\x12\x18\n" +
+	"\acommand\x18\x01 \x01(\tR\acommand\x12.\n" +
+	"\bbehavior\x18\x02 \x01(\x0e2\x12.toold.v1.BehaviorR\bbehavior\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x12\n" +
+	"\x04rule\x18\x04 \x01(\tR\x04rule\x12\x16\n" +
+	"\x06source\x18\x05 \x01(\tR\x06source\"\xd7\x01\n" +
+	"\x11PermissionRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1b\n" +
+	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12-\n" +
+	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12.\n" +
+	"\bdecision\x18\x04 \x01(\v2\x12.toold.v1.DecisionR\bdecision\x12'\n" +
+	"\x0fsuggested_rules\x18\x05 \x03(\tR\x0esuggestedRules\"_\n" +
+	"\x16CheckPermissionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12&\n" +
+	"\x04call\x18\x02 \x01(\v2\x12.toold.v1.ToolCallR\x04call\"I\n" +
+	"\x17CheckPermissionResponse\x12.\n" +
+	"\bdecision\x18\x01 \x01(\v2\x12.toold.v1.DecisionR\bdecision\"\xa7\x01\n" +
 	"\vToolStarted\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\asummary\x18\x02 \x01(\tR\asummary\x12\x1b\n" +
@@ -1038,7 +1515,12 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"ImageBlock\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data*\x82\x02\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data*]\n" +
+	"\bBehavior\x12\x18\n" +
+	"\x14BEHAVIOR_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eBEHAVIOR_ALLOW\x10\x01\x12\x11\n" +
+	"\rBEHAVIOR_DENY\x10\x02\x12\x10\n" +
+	"\fBEHAVIOR_ASK\x10\x03*\x82\x02\n" +
 	"\tErrorKind\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ERROR_KIND_INVALID_INPUT\x10\x01\x12\x1b\n" +
@@ -1048,10 +1530,11 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x11ERROR_KIND_FAILED\x10\x05\x12\x18\n" +
 	"\x14ERROR_KIND_CANCELLED\x10\x06\x12\x17\n" +
 	"\x13ERROR_KIND_INTERNAL\x10\a\x12\x1a\n" +
-	"\x16ERROR_KIND_UNAVAILABLE\x10\b2\x92\x01\n" +
+	"\x16ERROR_KIND_UNAVAILABLE\x10\b2\xea\x01\n" +
 	"\vToolService\x12D\n" +
 	"\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n" +
-	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01B/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
+	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n" +
+	"\x0fCheckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
 
 var (
 	file_toold_v1_tool_proto_rawDescOnce sync.Once
@@ -1065,47 +1548,64 @@ func file_toold_v1_tool_proto_rawDescGZIP() []byte {
 	return file_toold_v1_tool_proto_rawDescData
 }
 
-var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_toold_v1_tool_proto_goTypes = []any{
-	(ErrorKind)(0),            // 0: toold.v1.ErrorKind
-	(*ListToolsRequest)(nil),  // 1: toold.v1.ListToolsRequest
-	(*ListToolsResponse)(nil), // 2: toold.v1.ListToolsResponse
-	(*ToolDefinition)(nil),    // 3: toold.v1.ToolDefinition
-	(*ExecuteRequest)(nil),    // 4: toold.v1.ExecuteRequest
-	(*ToolCall)(nil),          // 5: toold.v1.ToolCall
-	(*ExecuteEvent)(nil),      // 6: toold.v1.ExecuteEvent
-	(*ToolStarted)(nil),       // 7: toold.v1.ToolStarted
-	(*ToolProgress)(nil),      // 8: toold.v1.ToolProgress
-	(*ToolResult)(nil),        // 9: toold.v1.ToolResult
-	(*ContentBlock)(nil),      // 10: toold.v1.ContentBlock
-	(*TextBlock)(nil),         // 11: toold.v1.TextBlock
-	(*ImageBlock)(nil),        // 12: toold.v1.ImageBlock
-	(*structpb.Struct)(nil),   // 13: google.protobuf.Struct
+	(Behavior)(0),                   // 0: toold.v1.Behavior
+	(ErrorKind)(0),                  // 1: toold.v1.ErrorKind
+	(*ListToolsRequest)(nil),        // 2: toold.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),       // 3: toold.v1.ListToolsResponse
+	(*ToolDefinition)(nil),          // 4: toold.v1.ToolDefinition
+	(*ExecuteRequest)(nil),          // 5: toold.v1.ExecuteRequest
+	(*ToolCall)(nil),                // 6: toold.v1.ToolCall
+	(*ExecuteEvent)(nil),            // 7: toold.v1.ExecuteEvent
+	(*Decision)(nil),                // 8: toold.v1.Decision
+	(*PartDecision)(nil),            // 9: toold.v1.PartDecision
+	(*PermissionRequest)(nil),       // 10: toold.v1.PermissionRequest
+	(*CheckPermissionRequest)(nil),  // 11: toold.v1.CheckPermissionRequest
+	(*CheckPermissionResponse)(nil), // 12: toold.v1.CheckPermissionResponse
+	(*ToolStarted)(nil),             // 13: toold.v1.ToolStarted
+	(*ToolProgress)(nil),            // 14: toold.v1.ToolProgress
+	(*ToolResult)(nil),              // 15: toold.v1.ToolResult
+	(*ContentBlock)(nil),            // 16: toold.v1.ContentBlock
+	(*TextBlock)(nil),               // 17: toold.v1.TextBlock
+	(*ImageBlock)(nil),              // 18: toold.v1.ImageBlock
+	(*structpb.Struct)(nil),         // 19: google.protobuf.Struct
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
-	3,  // 0: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
-	13, // 1: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
-	5,  // 2: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
-	13, // 3: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
-	7,  // 4: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
-	8,  // 5: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
-	9,  // 6: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
-	0,  // 7: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
-	10, // 8: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
-	13, // 9: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
-	13, // 10: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
-	11, // 11: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
-	12, // 12: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
-	1,  // 13: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
-	4,  // 14: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
-	2,  // 15: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	6,  // 16: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	15, // [15:17] is the sub-list for method output_type
-	13, // [13:15] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	4,  // 0: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
+	19, // 1: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
+	6,  // 2: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
+	19, // 3: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
+	13, // 4: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
+	14, // 5: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
+	15, // 6: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
+	10, // 7: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
+	8,  // 8: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
+	0,  // 9: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
+	9,  // 10: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
+	0,  // 11: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
+	19, // 12: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
+	8,  // 13: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
+	6,  // 14: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
+	8,  // 15: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
+	1,  // 16: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
+	16, // 17: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
+	19, // 18: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
+	19, // 19: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
+	17, // 20: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
+	18, // 21: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
+	2,  // 22: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
+	5,  // 23: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
+	11, // 24: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
+	3,  // 25: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	7,  // 26: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	12, // 27: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	25, // [25:28] is the sub-list for method output_type
+	22, // [22:25] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_tool_proto_init() }
@@ -1117,13 +1617,15 @@ func file_toold_v1_tool_proto_init() {
 		(*ExecuteEvent_Started)(nil),
 		(*ExecuteEvent_Progress)(nil),
 		(*ExecuteEvent_Result)(nil),
+		(*ExecuteEvent_PermissionRequest)(nil),
+		(*ExecuteEvent_Decision)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[7].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[12].OneofWrappers = []any{
 		(*ToolProgress_Stdout)(nil),
 		(*ToolProgress_Stderr)(nil),
 		(*ToolProgress_Message)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[9].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[14].OneofWrappers = []any{
 		(*ContentBlock_Text)(nil),
 		(*ContentBlock_Image)(nil),
 	}
@@ -1132,8 +1634,8 @@ func file_toold_v1_tool_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_tool_proto_rawDesc), len(file_toold_v1_tool_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   12,
+			NumEnums:      2,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

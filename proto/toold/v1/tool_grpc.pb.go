@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ToolService_ListTools_FullMethodName = "/toold.v1.ToolService/ListTools"
-	ToolService_Execute_FullMethodName   = "/toold.v1.ToolService/Execute"
+	ToolService_ListTools_FullMethodName       = "/toold.v1.ToolService/ListTools"
+	ToolService_Execute_FullMethodName         = "/toold.v1.ToolService/Execute"
+	ToolService_CheckPermission_FullMethodName = "/toold.v1.ToolService/CheckPermission"
 )
 
 // ToolServiceClient is the client API for ToolService service.
@@ -49,6 +50,13 @@ type ToolServiceClient interface {
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Execute(ctx context.Context, in *ExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteEvent], error)
+	// CheckPermission returns the decision a call would get, without running
+	// it or asking anyone: the behaviour, the rule and source that decided it,
+	// and for Bash the decision for each simple command.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for a call
+	// without a name.
+	CheckPermission(ctx context.Context, in *CheckPermissionRequest, opts ...grpc.CallOption) (*CheckPermissionResponse, error)
 }
 
 type toolServiceClient struct {
@@ -88,6 +96,16 @@ func (c *toolServiceClient) Execute(ctx context.Context, in *ExecuteRequest, opt
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ToolService_ExecuteClient = grpc.ServerStreamingClient[ExecuteEvent]
 
+func (c *toolServiceClient) CheckPermission(ctx context.Context, in *CheckPermissionRequest, opts ...grpc.CallOption) (*CheckPermissionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckPermissionResponse)
+	err := c.cc.Invoke(ctx, ToolService_CheckPermission_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ToolServiceServer is the server API for ToolService service.
 // All implementations must embed UnimplementedToolServiceServer
 // for forward compatibility.
@@ -114,6 +132,13 @@ type ToolServiceServer interface {
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Execute(*ExecuteRequest, grpc.ServerStreamingServer[ExecuteEvent]) error
+	// CheckPermission returns the decision a call would get, without running
+	// it or asking anyone: the behaviour, the rule and source that decided it,
+	// and for Bash the decision for each simple command.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for a call
+	// without a name.
+	CheckPermission(context.Context, *CheckPermissionRequest) (*CheckPermissionResponse, error)
 	mustEmbedUnimplementedToolServiceServer()
 }
 
@@ -129,6 +154,9 @@ func (UnimplementedToolServiceServer) ListTools(context.Context, *ListToolsReque
 }
 func (UnimplementedToolServiceServer) Execute(*ExecuteRequest, grpc.ServerStreamingServer[ExecuteEvent]) error {
 	return status.Error(codes.Unimplemented, "method Execute not implemented")
+}
+func (UnimplementedToolServiceServer) CheckPermission(context.Context, *CheckPermissionRequest) (*CheckPermissionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckPermission not implemented")
 }
 func (UnimplementedToolServiceServer) mustEmbedUnimplementedToolServiceServer() {}
 func (UnimplementedToolServiceServer) testEmbeddedByValue()                     {}
@@ -180,6 +208,24 @@ func _ToolService_Execute_Handler(srv interface{}, stream grpc.ServerStream) err
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ToolService_ExecuteServer = grpc.ServerStreamingServer[ExecuteEvent]
 
+func _ToolService_CheckPermission_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckPermissionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolServiceServer).CheckPermission(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolService_CheckPermission_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolServiceServer).CheckPermission(ctx, req.(*CheckPermissionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ToolService_ServiceDesc is the grpc.ServiceDesc for ToolService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -190,6 +236,10 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTools",
 			Handler:    _ToolService_ListTools_Handler,
+		},
+		{
+			MethodName: "CheckPermission",
+			Handler:    _ToolService_CheckPermission_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -51,7 +51,7 @@ func start(b *testing.B) *fixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	mgr, err := session.NewManager(st, filepath.Join(b.TempDir(), "ws"), eng)
+	mgr, err := session.NewManager(st, filepath.Join(b.TempDir(), "ws"), eng, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func start(b *testing.B) *fixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, _ := server.New(server.Options{}, server.NewSessionService(mgr), ts)
+	srv, _ := server.New(server.Options{}, server.NewSessionService(mgr, eng), ts)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -23,6 +23,14 @@ type config struct {
 	MaxToolConcurrency int
 	MaxCallsPerRequest int
 	ShutdownTimeout    time.Duration
+
+	Settings              string
+	AllowedTools          []string
+	DisallowedTools       []string
+	ReadWorkspaceSettings bool
+	PermissionTimeout     time.Duration
+	DenialLimit           int
+	DenialWindow          time.Duration
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -41,6 +49,13 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		concurrency = fs.Int("max-tool-concurrency", 10, "concurrency-safe calls of one batch that run at once")
 		maxCalls    = fs.Int("max-calls-per-request", 64, "tool calls allowed in one Execute request")
 		shutdown    = fs.Duration("shutdown-timeout", 30*time.Second, "how long running calls may finish on SIGTERM before they are killed")
+		settings    = fs.String("settings", "", "operator settings file (Claude Code settings.json shape): the policySettings source")
+		allowed     = fs.String("allowed-tools", "", "comma-separated allow rules for every session (flagSettings), e.g. \"Bash(git status),Read\"")
+		disallowed  = fs.String("disallowed-tools", "", "comma-separated deny rules for every session (flagSettings)")
+		wsSettings  = fs.Bool("read-workspace-settings", false, "read each workspace's .claude/settings.json and settings.local.json (only for trusted workspaces)")
+		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
+		denialLimit = fs.Int("denial-limit", 3, "denials within --denial-window after which a session's further asks are denied at once")
+		denialWin   = fs.Duration("denial-window", 5*time.Minute, "the window of --denial-limit")
 	)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
@@ -66,6 +81,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	cfg := &config{
 		Listen: *listen, WorkspaceRoot: *root, LogFormat: *logFormat,
 		MaxToolConcurrency: *concurrency, MaxCallsPerRequest: *maxCalls, ShutdownTimeout: *shutdown,
+		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
+		ReadWorkspaceSettings: *wsSettings, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -91,10 +108,40 @@ func (c *config) check() error {
 	if c.MaxCallsPerRequest < 1 || c.MaxCallsPerRequest > 10000 {
 		return fmt.Errorf("--max-calls-per-request %d: want 1..10000", c.MaxCallsPerRequest)
 	}
+	if c.PermissionTimeout <= 0 || c.DenialWindow <= 0 {
+		return fmt.Errorf("--permission-timeout and --denial-window must be positive")
+	}
+	if c.DenialLimit < 1 {
+		return fmt.Errorf("--denial-limit %d: want 1 or more", c.DenialLimit)
+	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("--shutdown-timeout %s: want a positive duration", c.ShutdownTimeout)
 	}
 	return nil
+}
+
+// splitRules splits a comma-separated rule list; commas inside a rule's
+// parentheses (Bash(a,b)) do not split.
+func splitRules(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case r == ',' && depth == 0:
+			if t := strings.TrimSpace(s[start:i]); t != "" {
+				out = append(out, t)
+			}
+			start = i + 1
+		}
+	}
+	if t := strings.TrimSpace(s[start:]); t != "" {
+		out = append(out, t)
+	}
+	return out
 }
 
 type errHelp struct{ text string }

@@ -58,18 +58,31 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	engine, err := exec.NewEngine(exec.Config{
-		Registry:       reg,
-		Store:          st,
-		Policy:         policy.WorkspaceOnly{},
-		MaxConcurrency: cfg.MaxToolConcurrency,
-		Environ:        exec.ProcessEnviron(),
-		Logger:         log,
+	decider, err := policy.NewEngine(policy.Options{
+		PolicyFile:         cfg.Settings,
+		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
+		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
 	})
 	if err != nil {
 		return err
 	}
-	sessions, err := session.NewManager(st, cfg.WorkspaceRoot, engine)
+	engine, err := exec.NewEngine(exec.Config{
+		Registry:       reg,
+		Store:          st,
+		Policy:         decider,
+		MaxConcurrency: cfg.MaxToolConcurrency,
+		Environ:        exec.ProcessEnviron(),
+		Logger:         log,
+		Ask: exec.AskConfig{
+			Timeout:      cfg.PermissionTimeout,
+			DenialLimit:  cfg.DenialLimit,
+			DenialWindow: cfg.DenialWindow,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	sessions, err := session.NewManager(st, cfg.WorkspaceRoot, engine, decider)
 	if err != nil {
 		return err
 	}
@@ -77,7 +90,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv, health := server.New(server.Options{Logger: log}, server.NewSessionService(sessions), tools)
+	srv, health := server.New(server.Options{Logger: log}, server.NewSessionService(sessions, engine), tools)
 
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

@@ -36,8 +36,10 @@ type Call struct {
 	// Set by lookup.
 	Tool tool.Tool
 	Def  tool.Definition
-	// Set by validation: the input after coercion, and the parsed call.
+	// Set by validation: the input after coercion (as JSON and decoded),
+	// and the parsed call.
 	Input      json.RawMessage
+	Args       map[string]any
 	Invocation tool.Invocation
 
 	started time.Time

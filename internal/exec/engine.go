@@ -28,7 +28,9 @@ type Config struct {
 	// Interceptors run after the policy stage, around the tool (hooks,
 	// audit, quotas), outermost first.
 	Interceptors []Interceptor
-	Logger       *slog.Logger
+	// Ask governs permission requests and denial tracking.
+	Ask    AskConfig
+	Logger *slog.Logger
 }
 
 // Engine executes batches of tool calls.
@@ -54,6 +56,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.Ask.defaults()
 	sch, err := compileSchemas(cfg.Registry)
 	if err != nil {
 		return nil, err
@@ -69,7 +72,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		Lookup(cfg.Registry),
 		Validate(sch),
 	)
-	e.run = Chain(e.runTool, append([]Interceptor{Policy(cfg.Policy)}, cfg.Interceptors...)...)
+	e.run = Chain(e.runTool, append([]Interceptor{e.Policy(cfg.Policy)}, cfg.Interceptors...)...)
 	return e, nil
 }
 
@@ -184,6 +187,9 @@ func groupSafe(calls []*Call, prepErr []error, g []int) bool {
 func (e *Engine) CancelSession(ctx context.Context, sessionID string) error {
 	err := e.active.cancel(ctx, sessionID)
 	e.files.drop(sessionID)
+	if f, ok := e.cfg.Policy.(interface{ Forget(string) }); ok {
+		f.Forget(sessionID)
+	}
 	return err
 }
 

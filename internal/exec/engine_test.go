@@ -194,7 +194,7 @@ func TestPolicyDenyStopsTheCall(t *testing.T) {
 	}})
 	sink := h.exec(t, call("a", "W", map[string]any{"text": "x"}))
 	r := sink.results()["a"]
-	if ran || r.Kind != tool.KindPermissionDenied || !strings.Contains(r.Content[0].Text, "rule Fake from test") {
+	if ran || r.Kind != tool.KindPermissionDenied || r.Content[0].Text != "Permission to use W was denied: no" {
 		t.Fatalf("ran=%v result=%+v", ran, r)
 	}
 	if got := strings.Join(sink.kinds("a"), ","); got != "result" {

@@ -3,16 +3,27 @@ package exec
 import (
 	"time"
 
+	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/tool"
 )
 
-// Event is one thing that happened to one call. Exactly one of Started,
-// Progress and Result is set.
+// Event is one thing that happened to one call. Exactly one of the
+// pointers is set.
 type Event struct {
-	ToolUseID string
-	Started   *Started
-	Progress  *Progress
-	Result    *Outcome
+	ToolUseID         string
+	Decision          *policy.Decision
+	PermissionRequest *PermissionRequest
+	Started           *Started
+	Progress          *Progress
+	Result            *Outcome
+}
+
+// PermissionRequest announces that a call waits for an answer.
+type PermissionRequest struct {
+	ID       string
+	Tool     string
+	Input    map[string]any
+	Decision policy.Decision
 }
 
 // Started announces that a call passed its checks and is running.

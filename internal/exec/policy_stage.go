@@ -2,43 +2,174 @@ package exec
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 )
 
-// Policy is the stage that asks the decider whether the call may run.
-func Policy(d policy.Decider) Interceptor {
+// AskConfig governs permission requests and denial tracking.
+type AskConfig struct {
+	Pending *Pending
+	// Timeout is how long a request waits for an answer before the call is
+	// denied (default 5 minutes).
+	Timeout time.Duration
+	// DenialLimit denials within DenialWindow make further asks of the
+	// session denied at once, until the window moves past them (defaults
+	// 3 and 5 minutes, as the seeds describe).
+	DenialLimit  int
+	DenialWindow time.Duration
+	Now          func() time.Time
+}
+
+func (a *AskConfig) defaults() {
+	if a.Pending == nil {
+		a.Pending = NewPending()
+	}
+	if a.Timeout <= 0 {
+		a.Timeout = 5 * time.Minute
+	}
+	if a.DenialLimit <= 0 {
+		a.DenialLimit = 3
+	}
+	if a.DenialWindow <= 0 {
+		a.DenialWindow = 5 * time.Minute
+	}
+	if a.Now == nil {
+		a.Now = time.Now
+	}
+}
+
+// policyRequest is what the decider sees of a call.
+func policyRequest(c *Call, cwd string) policy.Request {
+	s := c.Session
+	return policy.Request{
+		SessionID: s.ID,
+		Tool:      c.ToolName(),
+		Input:     c.Input,
+		Args:      c.Args,
+		ReadOnly:  c.Invocation.Traits().ReadOnly,
+		Mode:      s.Mode,
+		Cwd:       cwd,
+		Workspace: s.Workspace,
+		Dirs:      c.Files.Dirs(),
+		Rules:     session.SessionRules(s),
+		Revision:  s.Revision,
+	}
+}
+
+// Policy is the stage that asks the decider whether the call may run, and
+// when the answer is ask, asks the client and waits.
+func (e *Engine) Policy(d policy.Decider) Interceptor {
 	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
-		dec, err := d.Decide(ctx, policy.Request{
-			SessionID: c.Session.ID,
-			Tool:      c.ToolName(),
-			Input:     c.Input,
-			ReadOnly:  c.Invocation.Traits().ReadOnly,
-			Mode:      c.Session.Mode,
-			Cwd:       c.Session.Cwd,
-			Workspace: c.Session.Workspace,
-			Dirs:      c.Files.Dirs(),
-		})
+		dec, err := d.Decide(ctx, policyRequest(c, e.cwd(c)))
 		if err != nil {
 			return nil, tool.Errorf(tool.KindUnavailable, "The permission check could not be made, so the call did not run: %v", err)
 		}
+		if dec.Behavior == policy.Ask {
+			dec = e.denialLimit(ctx, c, dec)
+		}
+		c.Sink.Emit(Event{ToolUseID: c.ToolUseID, Decision: &dec})
 		switch dec.Behavior {
 		case policy.Allow:
 			return next(ctx, c)
 		case policy.Ask:
-			return nil, tool.Errorf(tool.KindPermissionDenied,
-				"Permission to use %s requires approval, and this server cannot ask for it: %s", c.ToolName(), dec.Reason)
+			return e.ask(ctx, c, dec, next)
 		default:
-			return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s has been denied. %s", c.ToolName(), denyDetail(dec))
+			return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: %s", c.ToolName(), dec.Reason)
 		}
 	}
 }
 
-func denyDetail(d policy.Decision) string {
-	if d.Rule != "" {
-		return fmt.Sprintf("%s (rule %s from %s)", d.Reason, d.Rule, d.Source)
+// denialLimit turns an ask into a denial when the session has been denied
+// too often lately: an agent that keeps asking for what was refused gets
+// an answer at once instead of another prompt.
+func (e *Engine) denialLimit(ctx context.Context, c *Call, dec policy.Decision) policy.Decision {
+	a := e.cfg.Ask
+	n, err := e.cfg.Store.CountDenials(ctx, c.Session.ID, a.Now(), a.DenialWindow)
+	if err != nil {
+		// Fail closed: without the count, the call is not asked about.
+		return policy.Decision{Behavior: policy.Deny, Reason: "denial tracking is unavailable: " + err.Error(), Source: "denialTracking"}
 	}
-	return d.Reason
+	if n >= a.DenialLimit {
+		dec.Behavior = policy.Deny
+		dec.Reason = fmt.Sprintf("%d permission requests of this session were denied in the last %s, so further requests are denied without asking (%s)", n, a.DenialWindow, dec.Reason)
+		dec.Source = "denialTracking"
+	}
+	return dec
+}
+
+func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Handler) (*tool.Result, error) {
+	a := e.cfg.Ask
+	id := newRequestID()
+	answers, done := a.Pending.open(c.Session.ID, id)
+	defer done()
+	c.Sink.Emit(Event{ToolUseID: c.ToolUseID, PermissionRequest: &PermissionRequest{ID: id, Tool: c.ToolName(), Input: c.Args, Decision: dec}})
+	timer := time.NewTimer(a.Timeout)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-timer.C:
+		e.recordDenial(ctx, c)
+		return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: nobody answered the permission request within %s.", c.ToolName(), a.Timeout)
+	case ans := <-answers:
+		if !ans.Allow {
+			e.recordDenial(ctx, c)
+			msg := fmt.Sprintf("The user denied permission to use %s.", c.ToolName())
+			if ans.Message != "" {
+				msg += " " + ans.Message
+			}
+			return nil, tool.Errorf(tool.KindPermissionDenied, "%s", msg)
+		}
+		if ans.ForSession && len(dec.Suggestions) > 0 {
+			if err := e.remember(ctx, c.Session.ID, dec.Suggestions); err != nil {
+				return nil, err
+			}
+		}
+		return next(ctx, c)
+	}
+}
+
+func (e *Engine) recordDenial(ctx context.Context, c *Call) {
+	a := e.cfg.Ask
+	if _, err := e.cfg.Store.RecordDenial(context.WithoutCancel(ctx), c.Session.ID, a.Now(), a.DenialWindow); err != nil {
+		e.cfg.Logger.Error("recording a denial failed", "session_id", c.Session.ID, "error", err)
+	}
+}
+
+// remember adds allow rules to the session source.
+func (e *Engine) remember(ctx context.Context, sessionID string, rules []string) error {
+	_, err := e.cfg.Store.UpdateSession(ctx, sessionID, func(s *store.Session) error {
+		for _, r := range rules {
+			if !contains(s.SessionRules.Allow, r) {
+				s.SessionRules.Allow = append(s.SessionRules.Allow, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("remember the answer: %w", err)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "perm_" + hex.EncodeToString(b[:])
 }

@@ -95,6 +95,7 @@ func (s *schemas) prepare(c *Call) error {
 		return tool.InvalidInputf("Invalid input for %s: %v", name, err)
 	}
 	c.Input = raw
+	c.Args = in
 	inv, err := c.Tool.Parse(raw)
 	if err != nil {
 		if _, ok := err.(*tool.Error); ok {

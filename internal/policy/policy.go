@@ -37,6 +37,8 @@ type Request struct {
 	SessionID string
 	Tool      string
 	Input     json.RawMessage
+	// Args is Input decoded (the engine has it already).
+	Args map[string]any
 	// ReadOnly is what the invocation declared about itself.
 	ReadOnly bool
 	// Mode is the session's permission mode in Claude Code's spelling.
@@ -45,6 +47,17 @@ type Request struct {
 	Workspace string
 	// Dirs are the workspace and its additional directories.
 	Dirs []string
+	// Rules are the session's own rule sources; Revision changes whenever
+	// they (or Mode) change, so compiled rules are cached per revision.
+	Rules    SessionRules
+	Revision int64
+}
+
+// SessionRules are the rule sources that belong to a session.
+type SessionRules struct {
+	CLIArg  Settings // CreateSession permissions
+	User    Settings // the caller's settings
+	Session Settings // answers with scope session, UpdateSession
 }
 
 // Decision is a decision and what made it.
@@ -52,9 +65,25 @@ type Decision struct {
 	Behavior Behavior
 	// Reason is written for the model (on deny) and the log.
 	Reason string
-	// Rule and Source name the rule that decided, when one did.
+	// Rule and Source name the rule that decided, when one did, or the
+	// built-in check (Source "mode", "readOnly", "protectedPath", ...).
 	Rule   string
 	Source string
+	// Parts are the per-command decisions of a Bash call.
+	Parts []Part
+	// Warnings name destructive commands, for the person asked.
+	Warnings []string
+	// Suggestions are rules that would allow this call next time.
+	Suggestions []string
+}
+
+// Part is the decision for one simple command of a Bash call.
+type Part struct {
+	Command  string
+	Behavior Behavior
+	Reason   string
+	Rule     string
+	Source   string
 }
 
 // Decider makes decisions. Implementations must be safe for concurrent use.

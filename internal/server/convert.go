@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
@@ -44,9 +45,15 @@ func sessionToProto(s *store.Session) *tooldv1.Session {
 			Ask:                   s.Ask,
 			AdditionalDirectories: s.AdditionalDirs,
 		},
-		Cwd:        s.Cwd,
-		CreateTime: timestamppb.New(s.CreatedAt),
+		Cwd:                s.Cwd,
+		CreateTime:         timestamppb.New(s.CreatedAt),
+		SessionPermissions: rulesToProto(s.SessionRules),
+		UserPermissions:    rulesToProto(s.User),
 	}
+}
+
+func rulesToProto(r store.RuleLists) *tooldv1.Permissions {
+	return &tooldv1.Permissions{Allow: r.Allow, Deny: r.Deny, Ask: r.Ask}
 }
 
 var kindToProto = map[tool.ErrorKind]tooldv1.ErrorKind{
@@ -64,6 +71,15 @@ var kindToProto = map[tool.ErrorKind]tooldv1.ErrorKind{
 func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
 	out := &tooldv1.ExecuteEvent{ToolUseId: ev.ToolUseID}
 	switch {
+	case ev.Decision != nil:
+		out.Event = &tooldv1.ExecuteEvent_Decision{Decision: decisionToProto(ev.Decision)}
+	case ev.PermissionRequest != nil:
+		pr := ev.PermissionRequest
+		in, _ := structpb.NewStruct(pr.Input)
+		out.Event = &tooldv1.ExecuteEvent_PermissionRequest{PermissionRequest: &tooldv1.PermissionRequest{
+			RequestId: pr.ID, ToolName: pr.Tool, Input: in,
+			Decision: decisionToProto(&pr.Decision), SuggestedRules: pr.Decision.Suggestions,
+		}}
 	case ev.Started != nil:
 		a := ev.Started.Activity
 		out.Event = &tooldv1.ExecuteEvent_Started{Started: &tooldv1.ToolStarted{
@@ -149,4 +165,22 @@ func metaToStruct(m map[string]any) *structpb.Struct {
 	}
 	s, _ := structpb.NewStruct(generic)
 	return s
+}
+
+var behaviorToProto = map[policy.Behavior]tooldv1.Behavior{
+	policy.Allow: tooldv1.Behavior_BEHAVIOR_ALLOW,
+	policy.Deny:  tooldv1.Behavior_BEHAVIOR_DENY,
+	policy.Ask:   tooldv1.Behavior_BEHAVIOR_ASK,
+}
+
+func decisionToProto(d *policy.Decision) *tooldv1.Decision {
+	out := &tooldv1.Decision{
+		Behavior: behaviorToProto[d.Behavior], Reason: d.Reason, Rule: d.Rule, Source: d.Source, Warnings: d.Warnings,
+	}
+	for _, p := range d.Parts {
+		out.Parts = append(out.Parts, &tooldv1.PartDecision{
+			Command: p.Command, Behavior: behaviorToProto[p.Behavior], Reason: p.Reason, Rule: p.Rule, Source: p.Source,
+		})
+	}
+	return out
 }

@@ -90,18 +90,27 @@ type env struct {
 }
 
 func start(t *testing.T, st store.Store) *env {
+	return startWith(t, st, policy.WorkspaceOnly{}, exec.AskConfig{})
+}
+
+// startWith serves the test tools (plus extra ones) with a given decider.
+func startWith(t *testing.T, st store.Store, dec policy.Decider, ask exec.AskConfig, extra ...tool.Tool) *env {
 	t.Helper()
 	w := &waitTool{started: make(chan struct{})}
-	reg, err := tool.NewRegistry(echoTool{}, w)
+	reg, err := tool.NewRegistry(append([]tool.Tool{echoTool{}, w}, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := exec.NewEngine(exec.Config{Registry: reg, Store: st, Policy: policy.WorkspaceOnly{}})
+	eng, err := exec.NewEngine(exec.Config{Registry: reg, Store: st, Policy: dec, Ask: ask})
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := filepath.Join(t.TempDir(), "root")
-	mgr, err := session.NewManager(st, root, eng)
+	var checker session.RulesChecker
+	if pe, ok := dec.(*policy.Engine); ok {
+		checker = pe
+	}
+	mgr, err := session.NewManager(st, root, eng, checker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +118,7 @@ func start(t *testing.T, st store.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := server.New(server.Options{}, server.NewSessionService(mgr), ts)
+	srv, _ := server.New(server.Options{}, server.NewSessionService(mgr, eng), ts)
 	lis := bufconn.Listen(1 << 20)
 	go srv.Serve(lis)
 	t.Cleanup(srv.Stop)
@@ -301,17 +310,18 @@ func TestExecuteStreamsEventsAndToolResult(t *testing.T) {
 		byID[ev.GetToolUseId()] = append(byID[ev.GetToolUseId()], ev)
 	}
 	one := byID["toolu_1"]
-	if len(one) != 3 || one[0].GetStarted().GetSummary() != "Echo hello" || !one[0].GetStarted().GetIsRead() ||
-		string(one[1].GetProgress().GetStdout()) != "hello" || one[2].GetResult() == nil {
+	if len(one) != 4 || one[0].GetDecision().GetBehavior() != tooldv1.Behavior_BEHAVIOR_ALLOW ||
+		one[1].GetStarted().GetSummary() != "Echo hello" || !one[1].GetStarted().GetIsRead() ||
+		string(one[2].GetProgress().GetStdout()) != "hello" || one[3].GetResult() == nil {
 		t.Fatalf("toolu_1 events = %v", one)
 	}
-	res := one[2].GetResult()
+	res := one[3].GetResult()
 	block, _ := json.Marshal(res.GetToolResult().AsMap())
 	want := `{"content":[{"text":"hello","type":"text"}],"is_error":false,"tool_use_id":"toolu_1","type":"tool_result"}`
 	if string(block) != want || res.GetContent()[0].GetText().GetText() != "hello" || res.GetMetadata().GetFields()["exit_code"].GetNumberValue() != 0 {
 		t.Fatalf("tool_result = %s, result = %v", block, res)
 	}
-	img := byID["toolu_2"][2].GetResult()
+	img := byID["toolu_2"][3].GetResult()
 	block, _ = json.Marshal(img.GetToolResult().AsMap()["content"])
 	if string(block) != `[{"source":{"data":"AQID","media_type":"image/png","type":"base64"},"type":"image"}]` ||
 		img.GetContent()[0].GetImage().GetMediaType() != "image/png" {
@@ -365,8 +375,14 @@ func TestClientCancelStopsTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev, err := stream.Recv(); err != nil || ev.GetStarted() == nil {
-		t.Fatalf("first event %v %v", ev, err)
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetStarted() != nil {
+			break
+		}
 	}
 	cancel()
 	deadline := time.After(20 * time.Second)

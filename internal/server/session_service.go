@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/session"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 	"google.golang.org/grpc/codes"
@@ -13,11 +14,18 @@ import (
 type SessionService struct {
 	tooldv1.UnimplementedSessionServiceServer
 	sessions *session.Manager
+	answers  Resolver
 }
 
-// NewSessionService serves the manager's sessions.
-func NewSessionService(m *session.Manager) *SessionService {
-	return &SessionService{sessions: m}
+// Resolver delivers answers to pending permission requests (the engine).
+type Resolver interface {
+	Resolve(sessionID, requestID string, a exec.Answer) error
+}
+
+// NewSessionService serves the manager's sessions; answers reach waiting
+// calls through r.
+func NewSessionService(m *session.Manager, r Resolver) *SessionService {
+	return &SessionService{sessions: m, answers: r}
 }
 
 func (s *SessionService) CreateSession(ctx context.Context, req *tooldv1.CreateSessionRequest) (*tooldv1.CreateSessionResponse, error) {
@@ -33,6 +41,7 @@ func (s *SessionService) CreateSession(ctx context.Context, req *tooldv1.CreateS
 		Deny:           p.GetDeny(),
 		Ask:            p.GetAsk(),
 		AdditionalDirs: p.GetAdditionalDirectories(),
+		User:           rulesFromProto(req.GetUserPermissions()),
 	})
 	if err != nil {
 		return nil, ToStatus(err)

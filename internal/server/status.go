@@ -27,9 +27,14 @@ func ToStatus(err error) error {
 		return err
 	}
 	var inv *session.InvalidError
+	var chk *exec.CheckError
 	switch {
 	case errors.As(err, &inv):
 		return status.Error(codes.InvalidArgument, inv.Msg)
+	case errors.As(err, &chk):
+		return status.Error(codes.InvalidArgument, chk.Msg)
+	case errors.Is(err, exec.ErrNoPendingRequest):
+		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, store.ErrExists):

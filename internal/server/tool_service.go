@@ -61,16 +61,20 @@ func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolSe
 	}
 	reqs := make([]exec.Request, len(req.GetCalls()))
 	for i, c := range req.GetCalls() {
-		r := exec.Request{ToolUseID: c.GetToolUseId(), Name: c.GetName()}
-		if c.GetInput() != nil {
-			r.Input = c.GetInput().AsMap()
-		} else if c.GetInputJson() != "" {
-			r.RawInput = []byte(c.GetInputJson())
-		}
-		reqs[i] = r
+		reqs[i] = callFromProto(c)
 	}
 	sink := &streamSink{stream: stream}
 	return ToStatus(s.engine.Execute(stream.Context(), req.GetSessionId(), reqs, sink))
+}
+
+func callFromProto(c *tooldv1.ToolCall) exec.Request {
+	r := exec.Request{ToolUseID: c.GetToolUseId(), Name: c.GetName()}
+	if c.GetInput() != nil {
+		r.Input = c.GetInput().AsMap()
+	} else if c.GetInputJson() != "" {
+		r.RawInput = []byte(c.GetInputJson())
+	}
+	return r
 }
 
 // streamSink serialises sends: grpc-go streams allow one sender at a time,

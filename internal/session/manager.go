@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/workspace"
 )
@@ -33,6 +34,12 @@ type Canceller interface {
 	CancelSession(ctx context.Context, sessionID string) error
 }
 
+// RulesChecker compiles a session's rules to refuse one that does not parse
+// before anything is stored (the policy engine).
+type RulesChecker interface {
+	Check(workspace string, rules policy.SessionRules) error
+}
+
 // Spec is what a client asks for.
 type Spec struct {
 	Workspace      string
@@ -41,6 +48,15 @@ type Spec struct {
 	Deny           []string
 	Ask            []string
 	AdditionalDirs []string
+	User           store.RuleLists
+}
+
+// Change is an UpdateSession request: a new mode ("" keeps it) and session
+// rules to add and remove.
+type Change struct {
+	Mode   string
+	Add    store.RuleLists
+	Remove store.RuleLists
 }
 
 // Manager owns the session lifecycle.
@@ -48,11 +64,13 @@ type Manager struct {
 	store store.Store
 	root  string // canonical workspace root
 	calls Canceller
+	rules RulesChecker
 	now   func() time.Time
 }
 
-// NewManager checks the workspace root, creating it when missing.
-func NewManager(st store.Store, workspaceRoot string, calls Canceller) (*Manager, error) {
+// NewManager checks the workspace root, creating it when missing. rules may
+// be nil when no rules are enforced.
+func NewManager(st store.Store, workspaceRoot string, calls Canceller, rules RulesChecker) (*Manager, error) {
 	if err := os.MkdirAll(workspaceRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
@@ -60,7 +78,7 @@ func NewManager(st store.Store, workspaceRoot string, calls Canceller) (*Manager
 	if err != nil {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
-	return &Manager{store: st, root: root, calls: calls, now: time.Now}, nil
+	return &Manager{store: st, root: root, calls: calls, rules: rules, now: time.Now}, nil
 }
 
 // Root is the canonical workspace root.
@@ -111,6 +129,11 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 		AdditionalDirs: extra,
 		Cwd:            ws,
 		CreatedAt:      m.now().UTC(),
+		User:           spec.User,
+	}
+	if err := m.checkRules(s); err != nil {
+		m.cleanup(fresh, ws)
+		return nil, err
 	}
 	if err := m.store.CreateSession(ctx, s); err != nil {
 		m.cleanup(fresh, ws)
@@ -140,6 +163,62 @@ func (m *Manager) inRoot(what, p string) (string, error) {
 		return "", invalidf("%s %s is outside the server's workspace root %s", what, p, m.root)
 	}
 	return c, nil
+}
+
+// SessionRules is the policy's view of a stored session's rules.
+func SessionRules(s *store.Session) policy.SessionRules {
+	return policy.SessionRules{
+		CLIArg:  policy.Settings{Allow: s.Allow, Deny: s.Deny, Ask: s.Ask},
+		User:    policy.Settings{Allow: s.User.Allow, Deny: s.User.Deny, Ask: s.User.Ask},
+		Session: policy.Settings{Allow: s.SessionRules.Allow, Deny: s.SessionRules.Deny, Ask: s.SessionRules.Ask},
+	}
+}
+
+func (m *Manager) checkRules(s *store.Session) error {
+	if m.rules == nil {
+		return nil
+	}
+	if err := m.rules.Check(s.Workspace, SessionRules(s)); err != nil {
+		return invalidf("permissions: %v", err)
+	}
+	return nil
+}
+
+// Update changes the mode and the session rules atomically; a rule that
+// does not parse changes nothing.
+func (m *Manager) Update(ctx context.Context, id string, ch Change) (*store.Session, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
+	if ch.Mode != "" && !contains(Modes, ch.Mode) {
+		return nil, invalidf("mode %q is not one of %s", ch.Mode, strings.Join(Modes, ", "))
+	}
+	return m.store.UpdateSession(ctx, id, func(s *store.Session) error {
+		if ch.Mode != "" {
+			s.Mode = ch.Mode
+		}
+		r := &s.SessionRules
+		r.Allow = edit(r.Allow, ch.Add.Allow, ch.Remove.Allow)
+		r.Deny = edit(r.Deny, ch.Add.Deny, ch.Remove.Deny)
+		r.Ask = edit(r.Ask, ch.Add.Ask, ch.Remove.Ask)
+		return m.checkRules(s)
+	})
+}
+
+// edit removes, then adds what is not there yet, keeping order.
+func edit(list, add, remove []string) []string {
+	out := list[:0:0]
+	for _, x := range list {
+		if !contains(remove, x) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range add {
+		if !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // Get returns a session.

@@ -13,7 +13,7 @@ import (
 
 func createSession(t *testing.T, ctx context.Context, addr string) string {
 	t.Helper()
-	out, err := sh(t, ctx, `grpcurl -plaintext -d '{}' `+addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_BYPASS_PERMISSIONS"}' `+addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
 	if err != nil || len(strings.TrimSpace(out)) != 26 {
 		t.Fatalf("CreateSession: %v %q", err, out)
 	}

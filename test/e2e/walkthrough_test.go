@@ -53,6 +53,9 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"text": "tick 1\ntick 2\ntick 3"`,
 		`"toolUseId": "toolu_04"`, `"toolUseId": "toolu_05"`,
 		`"type": "tool_result"`,
+		`"behavior": "BEHAVIOR_ASK"`, `"command": "rm -rf /"`, `"source": "criticalPath"`,
+		`"permissionRequest": {`, `"requestId": "perm_`,
+		`"text": "initialised"`,
 	)
 	if strings.Contains(out, `"isError": true`) {
 		t.Errorf("a walkthrough call failed:\n%s", out)

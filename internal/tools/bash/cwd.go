@@ -6,8 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
+	"github.com/toold/toold/internal/shell"
 	"github.com/toold/toold/internal/tool"
 )
 
@@ -23,7 +22,9 @@ import (
 // dirChangers are the builtins that change the shell's directory or run
 // code in the shell itself (where that code could cd): the main shell's
 // directory cannot change without one of them, a function, or a command
-// name that is only known when the command runs.
+// name that is only known when the command runs. builtin, command and exec
+// are stripped as wrappers by the analysis, so they are looked for among
+// a command's Wrappers too.
 var dirChangers = map[string]bool{
 	"cd": true, "pushd": true, "popd": true,
 	"eval": true, "source": true, ".": true, "builtin": true, "command": true,
@@ -35,26 +36,27 @@ var dirChangers = map[string]bool{
 // directory it started in. The cwd capture is then skipped, which saves
 // bash a file open and write, and the call a file create, read and
 // remove; most commands (builds, tests, searches) are of this kind. A
-// wrong "may change" only costs that time.
-func keepsDir(f *syntax.File) bool {
-	keeps := true
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if !keeps {
-			return false
-		}
-		switch n := n.(type) {
-		case *syntax.FuncDecl:
-			keeps = false
-		case *syntax.CallExpr:
-			if len(n.Args) > 0 {
-				if name, ok := staticWord(n.Args[0]); !ok || dirChangers[name] {
-					keeps = false
+// wrong "may change" only costs that time, so whatever the analysis
+// cannot prove (functions, dynamic command names, substitutions, parse
+// errors) counts as "may change", and so does a cd in a nested sh -c,
+// which cannot change this shell's directory.
+func keepsDir(a *shell.Analysis) bool {
+	if !a.Proven() {
+		return false
+	}
+	for _, list := range [][]shell.Command{a.Commands, a.Hidden} {
+		for _, c := range list {
+			if len(c.Argv) == 0 || dirChangers[c.Argv[0]] {
+				return false
+			}
+			for _, w := range c.Wrappers {
+				if dirChangers[w] {
+					return false
 				}
 			}
 		}
-		return keeps
-	})
-	return keeps
+	}
+	return true
 }
 
 // shellInitIn reports whether the environment makes bash run code before

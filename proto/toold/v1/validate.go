@@ -97,3 +97,55 @@ func (r *ExecuteRequest) Validate() error {
 	}
 	return nil
 }
+
+// Validate checks the request's fields.
+func (r *UpdateSessionRequest) Validate() error {
+	if err := checkSessionID(r.GetSessionId()); err != nil {
+		return err
+	}
+	if _, ok := PermissionMode_name[int32(r.GetMode())]; !ok {
+		return fmt.Errorf("mode: unknown value %d", r.GetMode())
+	}
+	for _, p := range []struct {
+		name string
+		list *Permissions
+	}{{"add_rules", r.GetAddRules()}, {"remove_rules", r.GetRemoveRules()}} {
+		if len(p.list.GetAdditionalDirectories()) > 0 {
+			return fmt.Errorf("%s.additional_directories: cannot be changed by UpdateSession", p.name)
+		}
+	}
+	return nil
+}
+
+// Validate checks the request's fields.
+func (r *ResolvePermissionRequest) Validate() error {
+	if err := checkSessionID(r.GetSessionId()); err != nil {
+		return err
+	}
+	if r.GetRequestId() == "" {
+		return errors.New("request_id: required")
+	}
+	switch r.GetDecision() {
+	case PermissionDecision_PERMISSION_DECISION_ALLOW, PermissionDecision_PERMISSION_DECISION_DENY:
+	default:
+		return errors.New("decision: PERMISSION_DECISION_ALLOW or PERMISSION_DECISION_DENY required")
+	}
+	if _, ok := PermissionScope_name[int32(r.GetScope())]; !ok {
+		return fmt.Errorf("scope: unknown value %d", r.GetScope())
+	}
+	return nil
+}
+
+// Validate checks the request's fields.
+func (r *CheckPermissionRequest) Validate() error {
+	if err := checkSessionID(r.GetSessionId()); err != nil {
+		return err
+	}
+	if r.GetCall().GetName() == "" {
+		return errors.New("call.name: required")
+	}
+	if r.GetCall().GetInput() != nil && r.GetCall().GetInputJson() != "" {
+		return errors.New("call: set input or input_json, not both")
+	}
+	return nil
+}

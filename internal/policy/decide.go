@@ -1,0 +1,259 @@
+package policy
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// input is one decision's facts, gathered once.
+type input struct {
+	req   Request
+	rules *RuleSet
+	home  string
+	// resolve follows symlinks for path rules (both the path and its target
+	// are checked); it returns the path unchanged when it cannot.
+	resolve func(string) string
+}
+
+// outcome constructors keep the wording of reasons in one place.
+func allow(reason, rule, source string) Decision {
+	return Decision{Behavior: Allow, Reason: reason, Rule: rule, Source: source}
+}
+
+func byRule(b Behavior, r *Rule, what string) Decision {
+	verb := map[Behavior]string{Allow: "allowed", Deny: "denied", Ask: "needs approval"}[b]
+	return Decision{Behavior: b, Reason: fmt.Sprintf("%s %s by the %s rule %s", what, verb, r.Source, r.Text), Rule: r.Text, Source: r.Source.String()}
+}
+
+// ask is the fallback: ask, except in dontAsk, which denies whatever would
+// ask (https://code.claude.com/docs/en/permission-modes, dontAsk).
+func (in *input) ask(d Decision) Decision {
+	d.Behavior = Ask
+	if in.req.Mode == "dontAsk" {
+		d.Behavior = Deny
+		d.Reason += " (dontAsk mode denies whatever would ask)"
+	}
+	return d
+}
+
+// decide is the whole decision for one call. The order follows Claude
+// Code's documented evaluation (https://code.claude.com/docs/en/permissions
+// "Manage permissions"; SDK "How permissions are evaluated"): a bare deny
+// removes the tool; then deny rules, ask rules, the mode, allow rules, and
+// asking last. Deny and ask rules win over every mode.
+func (in *input) decide() Decision {
+	tool := in.req.Tool
+	if r := in.rules.ToolDenied(tool); r != nil {
+		return byRule(Deny, r, tool)
+	}
+	switch {
+	case tool == "Bash":
+		return in.bash()
+	case familyOf(tool) != famNone:
+		return in.file()
+	case tool == "WebFetch":
+		return in.webFetch()
+	}
+	return in.generic()
+}
+
+func (in *input) query() Query {
+	return Query{Tool: in.req.Tool, Input: in.req.Args, Cwd: in.req.Cwd, Home: in.home}
+}
+
+// generic decides tools without a specifier of their own.
+func (in *input) generic() Decision {
+	q := in.query()
+	if r := in.rules.Match(Deny, q); r != nil {
+		return byRule(Deny, r, in.req.Tool)
+	}
+	if r := in.rules.Match(Ask, q); r != nil {
+		return in.ask(byRule(Ask, r, in.req.Tool))
+	}
+	switch {
+	case in.req.Mode == "bypassPermissions":
+		return allow("bypassPermissions mode", "", "mode")
+	case in.req.ReadOnly:
+		return allow(in.req.Tool+" only reads", "", "readOnly")
+	case in.req.Mode == "plan":
+		return in.ask(Decision{Reason: "plan mode runs nothing that changes state", Source: "mode"})
+	}
+	if r := in.rules.Match(Allow, q); r != nil {
+		return byRule(Allow, r, in.req.Tool)
+	}
+	return in.ask(Decision{Reason: in.req.Tool + " needs approval", Suggestions: []string{in.req.Tool}})
+}
+
+// filePath is the path a file tool touches: file_path, notebook_path, or
+// path (Glob and Grep, defaulting to the current directory).
+func (in *input) filePath() string {
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		if s, ok := in.req.Args[k].(string); ok && s != "" {
+			return absolute(in.req.Cwd, s)
+		}
+	}
+	return in.req.Cwd
+}
+
+// pathsOf is the path as named and, when different, its symlink target:
+// deny and ask fire when either matches, allow needs both
+// (https://code.claude.com/docs/en/permissions "Read and Edit").
+func (in *input) pathsOf(p string) []string {
+	if r := in.resolve(p); r != p {
+		return []string{p, r}
+	}
+	return []string{p}
+}
+
+func (in *input) matchAny(b Behavior, tool string, paths []string) *Rule {
+	q := in.query()
+	q.Tool = tool
+	for _, p := range paths {
+		q.Path = p
+		if r := in.rules.Match(b, q); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+func (in *input) matchAll(b Behavior, tool string, paths []string) *Rule {
+	var first *Rule
+	q := in.query()
+	q.Tool = tool
+	for _, p := range paths {
+		q.Path = p
+		r := in.rules.Match(b, q)
+		if r == nil {
+			return nil
+		}
+		if first == nil {
+			first = r
+		}
+	}
+	return first
+}
+
+func (in *input) file() Decision {
+	paths := in.pathsOf(in.filePath())
+	return in.pathDecision(in.req.Tool, familyOf(in.req.Tool) == famEdit, paths)
+}
+
+// pathDecision decides a read or a write of paths by tool (also used for
+// Bash redirect targets and acceptEdits filesystem commands, as Edit).
+func (in *input) pathDecision(tool string, write bool, paths []string) Decision {
+	what := fmt.Sprintf("%s of %s", tool, paths[0])
+	if r := in.matchAny(Deny, tool, paths); r != nil {
+		return byRule(Deny, r, what)
+	}
+	if r := in.matchAny(Ask, tool, paths); r != nil {
+		return in.ask(byRule(Ask, r, what))
+	}
+	inScope := true
+	for _, p := range paths {
+		inScope = inScope && inside(p, in.req.Dirs)
+	}
+	suggest := []string{suggestPathRule(tool, write, paths[0], in.req.Cwd)}
+	if !write {
+		switch {
+		case in.req.Mode == "bypassPermissions":
+			return allow("bypassPermissions mode", "", "mode")
+		case inScope:
+			return allow("reads inside the working directories need no approval", "", "workingDirectory")
+		}
+		if r := in.matchAll(Allow, tool, paths); r != nil {
+			return byRule(Allow, r, what)
+		}
+		return in.ask(Decision{Reason: what + " is outside the working directories", Source: "workingDirectory", Suggestions: suggest})
+	}
+	protected := false
+	for _, p := range paths {
+		protected = protected || isProtected(p)
+	}
+	switch {
+	case in.req.Mode == "bypassPermissions":
+		return allow("bypassPermissions mode", "", "mode")
+	case protected:
+		return in.ask(Decision{Reason: what + " writes a protected path; allow rules do not cover it", Source: "protectedPath"})
+	case in.req.Mode == "plan":
+		return in.ask(Decision{Reason: "plan mode does not edit files", Source: "mode", Suggestions: suggest})
+	case in.req.Mode == "acceptEdits" && inScope:
+		return allow("acceptEdits mode approves edits inside the working directories", "", "mode")
+	}
+	if r := in.matchAll(Allow, tool, paths); r != nil {
+		return byRule(Allow, r, what)
+	}
+	reason := what + " needs approval"
+	if !inScope {
+		reason = what + " is outside the working directories"
+	}
+	return in.ask(Decision{Reason: reason, Source: "workingDirectory", Suggestions: suggest})
+}
+
+// suggestPathRule proposes an Edit or Read rule for the file's directory.
+func suggestPathRule(tool string, write bool, p, cwd string) string {
+	fam := "Read"
+	if write {
+		fam = "Edit"
+	}
+	dir := filepath.Dir(p)
+	if rel, err := filepath.Rel(cwd, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel == "." {
+			return fam + "(./**)"
+		}
+		return fam + "(./" + filepath.ToSlash(rel) + "/**)"
+	}
+	return fam + "(/" + filepath.ToSlash(dir) + "/**)"
+}
+
+func (in *input) webFetch() Decision {
+	host := ""
+	if u, ok := in.req.Args["url"].(string); ok {
+		host = hostOf(u)
+	}
+	q := in.query()
+	q.Domain = host
+	what := "WebFetch of " + host
+	if r := in.rules.Match(Deny, q); r != nil {
+		return byRule(Deny, r, what)
+	}
+	if r := in.rules.Match(Ask, q); r != nil {
+		return in.ask(byRule(Ask, r, what))
+	}
+	if in.req.Mode == "bypassPermissions" {
+		return allow("bypassPermissions mode", "", "mode")
+	}
+	if r := in.rules.Match(Allow, q); r != nil {
+		return byRule(Allow, r, what)
+	}
+	return in.ask(Decision{Reason: what + " needs approval", Suggestions: []string{"WebFetch(domain:" + host + ")"}})
+}
+
+// hostOf extracts a URL's host without a full parse: WebFetch validates the
+// URL itself; an unparsable one gets an empty host, which no domain rule
+// allows.
+func hostOf(u string) string {
+	rest, ok := strings.CutPrefix(strings.ToLower(u), "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(strings.ToLower(u), "http://"); !ok {
+			return ""
+		}
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if strings.ContainsAny(rest, "@\\%") {
+		return ""
+	}
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 && !strings.HasSuffix(rest, "]") {
+		rest = rest[:i]
+	}
+	return strings.TrimSuffix(rest, ".")
+}
+
+// shellCommand is the command of a Bash call.
+func (in *input) shellCommand() string {
+	s, _ := in.req.Args["command"].(string)
+	return s
+}

@@ -1,0 +1,258 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toold/toold/internal/shell"
+)
+
+// acceptEditsCommands are the filesystem commands acceptEdits approves on
+// paths inside the working directories
+// (https://code.claude.com/docs/en/permission-modes, acceptEdits).
+var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "rm": true, "rmdir": true, "mv": true, "cp": true, "sed": true}
+
+// bash decides a Bash call from the parsed command: every simple command
+// must be covered for the call to run without asking, and any one denied
+// denies the call (security.md P1, P2).
+func (in *input) bash() Decision {
+	a := shell.Analyze(in.shellCommand())
+	d := in.bashDecision(a)
+	d.Warnings = a.Destructive()
+	if d.Parts == nil {
+		// The whole call was decided early (a deny, a critical path, an
+		// ask rule); the parts still explain each command.
+		q := in.query()
+		for i := range a.Commands {
+			q.Command = &a.Commands[i]
+			d.Parts = append(d.Parts, in.part(&a.Commands[i], q))
+		}
+	}
+	return d
+}
+
+func (in *input) bashDecision(a *shell.Analysis) Decision {
+	q := in.query()
+	// Deny first, on every command including those hidden in
+	// substitutions: deny analysis is at least as deep as allow analysis
+	// (security.md R12).
+	all := append(append([]shell.Command(nil), a.Commands...), a.Hidden...)
+	for i := range all {
+		c := &all[i]
+		q.Command = c
+		if r := in.rules.Match(Deny, q); r != nil {
+			d := byRule(Deny, r, "Bash command "+quote(c.Line()))
+			d.Parts = []Part{{Command: c.Line(), Behavior: Deny, Reason: d.Reason, Rule: r.Text, Source: r.Source.String()}}
+			return d
+		}
+		for _, rd := range c.Redirects {
+			if !rd.Write {
+				continue
+			}
+			target, ok := in.redirectTarget(rd)
+			if !ok {
+				if in.hasDeny("Edit") {
+					return in.ask(Decision{Reason: fmt.Sprintf("%s writes to %s, which is computed at run time, and deny rules for file writes exist", quote(c.Line()), rd.Target), Source: "redirection"})
+				}
+				continue
+			}
+			if r := in.matchAny(Deny, "Edit", in.pathsOf(target)); r != nil {
+				return byRule(Deny, r, "writing "+target+" by redirection")
+			}
+		}
+	}
+	// Removing a critical path asks in every mode, bypass included; no
+	// allow rule approves it.
+	for i := range all {
+		c := &all[i]
+		for _, t := range c.RemovalTargets() {
+			if isCritical(t, in.req.Cwd, in.home, in.req.Dirs) {
+				return in.ask(Decision{Reason: fmt.Sprintf("%s removes the critical path %s", quote(c.Line()), t), Source: "criticalPath"})
+			}
+		}
+	}
+	for i := range all {
+		c := &all[i]
+		q.Command = c
+		if r := in.rules.Match(Ask, q); r != nil {
+			return in.ask(byRule(Ask, r, "Bash command "+quote(c.Line())))
+		}
+	}
+	if !a.Proven() {
+		// bypassPermissions runs what it cannot analyse only when no deny
+		// rule for Bash exists: with one, an unprovable command could hide
+		// the denied program (security.md R6, P2).
+		if in.req.Mode != "bypassPermissions" || in.hasDeny("Bash") {
+			return in.ask(Decision{Reason: "the command cannot be fully analysed: " + strings.Join(a.Unprovable, "; "), Source: "analysis"})
+		}
+	}
+	if in.req.Mode == "bypassPermissions" {
+		return allow("bypassPermissions mode", "", "mode")
+	}
+	return in.bashParts(a)
+}
+
+// bashParts decides each command on its own; the call runs only when every
+// part is allowed.
+func (in *input) bashParts(a *shell.Analysis) Decision {
+	q := in.query()
+	out := Decision{Behavior: Allow}
+	var pending []string
+	var suggestions []string
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		q.Command = c
+		p := in.part(c, q)
+		out.Parts = append(out.Parts, p)
+		if p.Behavior != Allow {
+			pending = append(pending, fmt.Sprintf("%s (%s)", quote(p.Command), p.Reason))
+			if s := suggestBash(c); s != "" {
+				suggestions = append(suggestions, s)
+			}
+		}
+	}
+	if len(pending) == 0 {
+		out.Reason = "every command is allowed"
+		if len(out.Parts) == 1 {
+			out.Reason, out.Rule, out.Source = out.Parts[0].Reason, out.Parts[0].Rule, out.Parts[0].Source
+		}
+		return out
+	}
+	parts := out.Parts
+	d := in.ask(Decision{Reason: "needs approval: " + strings.Join(pending, "; "), Source: "rules", Suggestions: suggestions})
+	d.Parts = parts
+	return d
+}
+
+func (in *input) part(c *shell.Command, q Query) Part {
+	p := Part{Command: c.Line()}
+	if r := in.rules.Match(Deny, q); r != nil {
+		p.Behavior, p.Reason, p.Rule, p.Source = Deny, "denied by the "+r.Source.String()+" rule "+r.Text, r.Text, r.Source.String()
+		return p
+	}
+	for _, t := range c.RemovalTargets() {
+		if isCritical(t, in.req.Cwd, in.home, in.req.Dirs) {
+			p.Behavior, p.Reason, p.Source = Ask, "removes the critical path "+t, "criticalPath"
+			return p
+		}
+	}
+	if r := in.rules.Match(Ask, q); r != nil {
+		p.Behavior, p.Reason, p.Rule, p.Source = Ask, "needs approval by the "+r.Source.String()+" rule "+r.Text, r.Text, r.Source.String()
+		return p
+	}
+	if in.req.Mode == "bypassPermissions" {
+		p.Behavior, p.Reason, p.Source = Allow, "bypassPermissions mode", "mode"
+		return p
+	}
+	// A write redirection is an Edit of its target.
+	for _, rd := range c.Redirects {
+		if !rd.Write {
+			continue
+		}
+		target, ok := in.redirectTarget(rd)
+		if !ok {
+			p.Behavior, p.Reason, p.Source = Ask, "writes to a file whose name is computed at run time", "redirection"
+			return p
+		}
+		d := in.pathDecision("Edit", true, in.pathsOf(target))
+		if d.Behavior != Allow {
+			p.Behavior, p.Reason, p.Source = Ask, "writes "+rd.Target+": "+d.Reason, d.Source
+			return p
+		}
+	}
+	if in.req.Mode == "plan" && !c.ReadOnly() {
+		p.Behavior, p.Reason, p.Source = Ask, "plan mode runs only read-only commands", "mode"
+		return p
+	}
+	if r := in.rules.Match(Allow, q); r != nil {
+		p.Behavior, p.Reason, p.Rule, p.Source = Allow, "allowed by the "+r.Source.String()+" rule "+r.Text, r.Text, r.Source.String()
+		return p
+	}
+	if c.ReadOnly() && in.pathArgsInScope(c) {
+		p.Behavior, p.Reason, p.Source = Allow, "a built-in read-only command", "readOnly"
+		return p
+	}
+	if in.req.Mode == "acceptEdits" && acceptEditsCommands[c.Name()] && len(c.Assigns) == 0 && c.Argv[0] == c.Name() && in.pathArgsInScope(c) && !in.touchesProtected(c) {
+		p.Behavior, p.Reason, p.Source = Allow, "acceptEdits mode approves filesystem commands inside the working directories", "mode"
+		return p
+	}
+	p.Behavior, p.Reason = Ask, "no rule allows it"
+	return p
+}
+
+// redirectTarget is the absolute path a write redirection writes, with a
+// leading ~ expanded; ok is false when the target is computed at run time.
+func (in *input) redirectTarget(rd shell.Redirect) (string, bool) {
+	t := rd.Target
+	if rd.Dynamic {
+		rest, isHome := strings.CutPrefix(t, "~")
+		if !isHome || in.home == "" || (rest != "" && !strings.HasPrefix(rest, "/")) || strings.ContainsAny(rest, "$`*?[{~") {
+			return "", false
+		}
+		t = in.home + rest
+	}
+	return absolute(in.req.Cwd, t), true
+}
+
+// hasDeny reports whether any deny rule could apply to tool.
+func (in *input) hasDeny(tool string) bool {
+	for _, r := range in.rules.Rules(Deny) {
+		if r.appliesTo(tool) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathArgsInScope reports whether every argument that looks like a path
+// stays inside the working directories (cd and reads outside need asking).
+func (in *input) pathArgsInScope(c *shell.Command) bool {
+	for _, arg := range c.Argv[1:] {
+		if strings.HasPrefix(arg, "-") && !strings.Contains(arg, "/") {
+			continue
+		}
+		if strings.HasPrefix(arg, "~") {
+			return false
+		}
+		if v, ok := strings.CutPrefix(arg, "-"); ok {
+			if i := strings.IndexByte(v, '='); i >= 0 {
+				arg = v[i+1:]
+			}
+		}
+		if strings.Contains(arg, "/") || arg == ".." || c.Name() == "cd" {
+			if !inside(absolute(in.req.Cwd, arg), in.req.Dirs) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (in *input) touchesProtected(c *shell.Command) bool {
+	for _, arg := range c.Argv[1:] {
+		if !strings.HasPrefix(arg, "-") && isProtected(absolute(in.req.Cwd, arg)) {
+			return true
+		}
+	}
+	return false
+}
+
+// suggestBash proposes a prefix rule from the program and its first
+// argument that is not an option, in the documented space form.
+func suggestBash(c *shell.Command) string {
+	if len(c.Argv) == 0 || c.Dynamic || strings.Contains(c.Argv[0], "/") {
+		return ""
+	}
+	words := []string{c.Argv[0]}
+	if len(c.Argv) > 1 && !strings.HasPrefix(c.Argv[1], "-") && !strings.ContainsAny(c.Argv[1], "/*?") {
+		words = append(words, c.Argv[1])
+	}
+	return "Bash(" + strings.Join(words, " ") + " *)"
+}
+
+func quote(s string) string {
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return "`" + s + "`"
+}

@@ -1,0 +1,130 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Options configure the engine's server-wide sources.
+type Options struct {
+	// PolicyFile is the operator's settings file ("" for none): the
+	// policySettings source.
+	PolicyFile string
+	// Flag holds rules from the server's flags: the flagSettings source.
+	Flag Settings
+	// ReadWorkspaceFiles reads each workspace's .claude/settings.json and
+	// .claude/settings.local.json (project and local sources).
+	ReadWorkspaceFiles bool
+	// Home is the home directory `~/` rules and the user source anchor to.
+	Home string
+}
+
+// Engine decides calls. Each session's rules are compiled once per
+// revision of the session and cached; a decision only evaluates.
+type Engine struct {
+	opts Options
+
+	mu    sync.Mutex
+	cache map[string]compiled
+}
+
+type compiled struct {
+	revision int64
+	rules    *RuleSet
+}
+
+var _ Decider = (*Engine)(nil)
+
+// NewEngine checks the server-wide sources once, so that a bad operator
+// file stops the server at startup rather than failing every call.
+func NewEngine(opts Options) (*Engine, error) {
+	if opts.Home == "" {
+		opts.Home, _ = os.UserHomeDir()
+	}
+	e := &Engine{opts: opts, cache: make(map[string]compiled)}
+	if _, err := e.compile("/", SessionRules{}); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Check compiles a session's rules without caching them: CreateSession and
+// UpdateSession call it so that a rule that does not parse is refused
+// before anything is stored.
+func (e *Engine) Check(workspace string, rules SessionRules) error {
+	_, err := e.compile(workspace, rules)
+	return err
+}
+
+func (e *Engine) compile(workspace string, rules SessionRules) (*RuleSet, error) {
+	srcs, err := LoadSources(LoadOptions{
+		PolicyFile:         e.opts.PolicyFile,
+		Flag:               e.opts.Flag,
+		Workspace:          workspace,
+		ReadWorkspaceFiles: e.opts.ReadWorkspaceFiles,
+		User:               rules.User,
+		Home:               e.opts.Home,
+		CLIArg:             rules.CLIArg,
+		Session:            rules.Session.Allow,
+		SessionDeny:        rules.Session.Deny,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Session ask rules join the session source through its settings.
+	if len(rules.Session.Ask) > 0 {
+		srcs = append(srcs, SourceSettings{Source: SourceSession, Root: workspace, Settings: Settings{Ask: rules.Session.Ask}, Origin: "session"})
+	}
+	return Compile(srcs)
+}
+
+func (e *Engine) rulesFor(req Request) (*RuleSet, error) {
+	e.mu.Lock()
+	c, ok := e.cache[req.SessionID]
+	e.mu.Unlock()
+	if ok && c.revision == req.Revision {
+		return c.rules, nil
+	}
+	rs, err := e.compile(req.Workspace, req.Rules)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.cache[req.SessionID] = compiled{revision: req.Revision, rules: rs}
+	e.mu.Unlock()
+	return rs, nil
+}
+
+// Forget drops a session's compiled rules (the session was deleted).
+func (e *Engine) Forget(sessionID string) {
+	e.mu.Lock()
+	delete(e.cache, sessionID)
+	e.mu.Unlock()
+}
+
+// Decide returns the decision for one call.
+func (e *Engine) Decide(_ context.Context, req Request) (Decision, error) {
+	rs, err := e.rulesFor(req)
+	if err != nil {
+		return Decision{}, fmt.Errorf("permission rules: %w", err)
+	}
+	in := &input{req: req, rules: rs, home: e.opts.Home, resolve: resolveSymlinks}
+	return in.decide(), nil
+}
+
+// resolveSymlinks returns p with symlinks resolved, or p itself when it (or
+// a parent) does not exist yet: a file about to be created is matched by
+// the path it will have.
+func resolveSymlinks(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(p)
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(r, base)
+	}
+	return p
+}

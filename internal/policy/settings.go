@@ -1,0 +1,251 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+)
+
+// maxSettingsSize bounds a settings file. Real ones are a few kilobytes.
+const maxSettingsSize = 1 << 20
+
+// Settings is one source's permission settings, shaped like the
+// "permissions" block of Claude Code's settings.json
+// (https://code.claude.com/docs/en/settings "Permission settings").
+type Settings struct {
+	Allow []string
+	Deny  []string
+	Ask   []string
+	// AdditionalDirectories extend file access (not configuration loading),
+	// as written; the caller resolves relative entries.
+	AdditionalDirectories []string
+	// DefaultMode is a permission mode as written ("manual" is accepted as
+	// the documented alias of "default"), "" when unset.
+	DefaultMode string
+	// DisableBypassPermissionsMode is "disable" or "".
+	DisableBypassPermissionsMode string
+	// DisableAutoMode is "disable" or "".
+	DisableAutoMode string
+}
+
+// ValidModes are the permissionMode spellings settings may hold
+// (https://code.claude.com/docs/en/permission-modes; "manual" since
+// v2.1.200).
+var ValidModes = []string{"default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
+
+// IsZero reports whether s sets nothing.
+func (s Settings) IsZero() bool {
+	return len(s.Allow) == 0 && len(s.Deny) == 0 && len(s.Ask) == 0 && len(s.AdditionalDirectories) == 0 &&
+		s.DefaultMode == "" && s.DisableBypassPermissionsMode == "" && s.DisableAutoMode == ""
+}
+
+// Validate checks the fields that are not rules (Compile checks those).
+func (s Settings) Validate() error {
+	if s.DefaultMode != "" && !containsString(ValidModes, s.DefaultMode) {
+		return fmt.Errorf("permissions.defaultMode %q is not one of %v", s.DefaultMode, ValidModes)
+	}
+	if s.DisableBypassPermissionsMode != "" && s.DisableBypassPermissionsMode != "disable" {
+		return fmt.Errorf("permissions.disableBypassPermissionsMode must be \"disable\", not %q", s.DisableBypassPermissionsMode)
+	}
+	if s.DisableAutoMode != "" && s.DisableAutoMode != "disable" {
+		return fmt.Errorf("permissions.disableAutoMode must be \"disable\", not %q", s.DisableAutoMode)
+	}
+	for i, d := range s.AdditionalDirectories {
+		if d == "" || !utf8.ValidString(d) || strings.ContainsFunc(d, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return fmt.Errorf("permissions.additionalDirectories[%d] %q is empty or holds control characters", i, d)
+		}
+	}
+	return nil
+}
+
+// ParseSettingsFile reads a settings.json file and returns its
+// "permissions" block. Other top-level keys (hooks, env, model, ...) are
+// not this package's business and are ignored; a key that differs from
+// "permissions" only in case is refused, since Claude Code would ignore it
+// and the operator would believe its rules in force. Inside "permissions"
+// every key must be known. The JSON must be strict: valid UTF-8, no
+// duplicate keys at any depth, nothing after the object, at most 1 MiB.
+// The file must be a regular file; it is opened without blocking so that a
+// FIFO planted in its place cannot stall the caller.
+func ParseSettingsFile(path string) (Settings, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return Settings{}, fmt.Errorf("settings %s: %w", path, err)
+	}
+	defer f.Close()
+	return readSettings(f, path)
+}
+
+// readSettings reads and parses an open settings file.
+func readSettings(f fs.File, origin string) (Settings, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return Settings{}, fmt.Errorf("settings %s: %w", origin, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Settings{}, fmt.Errorf("settings %s: not a regular file", origin)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
+	if err != nil {
+		return Settings{}, fmt.Errorf("settings %s: %w", origin, err)
+	}
+	if len(data) > maxSettingsSize {
+		return Settings{}, fmt.Errorf("settings %s: larger than %d bytes", origin, maxSettingsSize)
+	}
+	s, err := ParseSettings(data)
+	if err != nil {
+		return Settings{}, fmt.Errorf("settings %s: %w", origin, err)
+	}
+	return s, nil
+}
+
+// ParseSettings parses settings.json content; see ParseSettingsFile.
+func ParseSettings(data []byte) (Settings, error) {
+	if !utf8.Valid(data) {
+		return Settings{}, errors.New("not valid UTF-8")
+	}
+	if err := checkStrictJSON(data); err != nil {
+		return Settings{}, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		return Settings{}, errors.New("the settings must be a JSON object")
+	}
+	var perm json.RawMessage
+	for k, v := range top {
+		switch {
+		case k == "permissions":
+			perm = v
+		case strings.EqualFold(k, "permissions"):
+			return Settings{}, fmt.Errorf("top-level key %q: did you mean \"permissions\"? (keys are case-sensitive)", k)
+		}
+	}
+	if perm == nil {
+		return Settings{}, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(perm, &fields); err != nil || fields == nil {
+		return Settings{}, errors.New("\"permissions\" must be a JSON object")
+	}
+	var s Settings
+	for k, v := range fields {
+		var err error
+		switch k {
+		case "allow":
+			s.Allow, err = stringList(v)
+		case "deny":
+			s.Deny, err = stringList(v)
+		case "ask":
+			s.Ask, err = stringList(v)
+		case "additionalDirectories":
+			s.AdditionalDirectories, err = stringList(v)
+		case "defaultMode":
+			s.DefaultMode, err = stringValue(v)
+		case "disableBypassPermissionsMode":
+			s.DisableBypassPermissionsMode, err = stringValue(v)
+		case "disableAutoMode":
+			s.DisableAutoMode, err = stringValue(v)
+		default:
+			return Settings{}, fmt.Errorf("unknown key permissions.%s (known: allow, deny, ask, additionalDirectories, defaultMode, disableBypassPermissionsMode, disableAutoMode)", k)
+		}
+		if err != nil {
+			return Settings{}, fmt.Errorf("permissions.%s: %w", k, err)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+func stringList(raw json.RawMessage) ([]string, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
+		return nil, errors.New("must be an array of strings")
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, err := stringValue(it)
+		if err != nil {
+			return nil, fmt.Errorf("[%d] %w", i, err)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func stringValue(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", errors.New("must be a string")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", errors.New("must be a string")
+	}
+	return s, nil
+}
+
+// checkStrictJSON refuses what a lenient parser would silently repair:
+// duplicate keys at any depth (encoding/json keeps the last one, so a
+// second "deny" could hide the first) and data after the top-level value.
+func checkStrictJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		keys      map[string]bool // nil for arrays
+		expectKey bool
+	}
+	var stack []*frame
+	values := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("invalid JSON: %w", err)
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if len(stack) == 0 {
+			if values++; values > 1 {
+				return errors.New("invalid JSON: data after the top-level value")
+			}
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.keys != nil {
+			if top.expectKey {
+				k, _ := tok.(string)
+				if top.keys[k] {
+					return fmt.Errorf("invalid JSON: duplicate key %q", k)
+				}
+				top.keys[k] = true
+				top.expectKey = false
+				continue
+			}
+			top.expectKey = true // tok is this key's value, or starts it
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		}
+	}
+	if values == 0 {
+		return errors.New("invalid JSON: empty document")
+	}
+	return nil
+}

@@ -17,7 +17,7 @@ GRPCURL_VERSION := v1.9.4
 LISTEN ?= 127.0.0.1:50051
 RUN_ARGS ?=
 
-.PHONY: all build run test test-go proto proto-check lint tools deps bench clean
+.PHONY: all build run test fuzz proto proto-check lint tools deps bench clean
 
 all: build
 
@@ -28,9 +28,21 @@ build:
 run: build $(BIN)/grpcurl
 	$(BIN)/toold --listen $(LISTEN) $(RUN_ARGS)
 
-## test: everything CI checks: generated code current, lint, vet, all tests with -race
+## test: everything CI checks: generated code current, lint, vet, all tests with -race, a short fuzz run
 test: deps proto-check lint
 	$(GO) test -race -count=1 ./...
+	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+
+FUZZTIME ?= 5s
+FUZZ_TARGETS := ./internal/shell:FuzzAnalyze ./internal/policy:FuzzParseRule ./internal/policy:FuzzBashMatch ./internal/policy:FuzzParseSettings
+
+## fuzz: each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer run)
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 ## proto: regenerate the Go code beside the .proto files
 proto: tools

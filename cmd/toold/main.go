@@ -34,10 +34,21 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if err := run(ctx, cfg, log); err != nil {
+		var ce configError
+		if errors.As(err, &ce) {
+			fmt.Fprintf(os.Stderr, "toold: %v\n", err)
+			os.Exit(2)
+		}
 		log.Error("toold stopped", "error", err)
 		os.Exit(1)
 	}
 }
+
+// configError is a configuration problem found while wiring (a settings
+// file that does not parse): exit status 2, like a bad flag.
+type configError struct{ error }
+
+func (e configError) Unwrap() error { return e.error }
 
 func newLogger(cfg *config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
@@ -64,7 +75,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
 	})
 	if err != nil {
-		return err
+		return configError{err}
 	}
 	engine, err := exec.NewEngine(exec.Config{
 		Registry:       reg,

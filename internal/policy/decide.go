@@ -59,7 +59,12 @@ func (in *input) decide() Decision {
 }
 
 func (in *input) query() Query {
-	return Query{Tool: in.req.Tool, Input: in.req.Args, Cwd: in.req.Cwd, Home: in.home}
+	q := Query{Tool: in.req.Tool, Input: in.req.Args, Cwd: in.req.Cwd, Home: in.home}
+	if in.req.Tool == "Bash" {
+		// Exact rules for wrapped commands compare the whole command.
+		q.Script = in.shellCommand()
+	}
+	return q
 }
 
 // generic decides tools without a specifier of their own.

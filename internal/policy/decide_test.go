@@ -206,3 +206,12 @@ func TestBadRulesRefusedWhole(t *testing.T) {
 		t.Errorf("good rules refused: %v", err)
 	}
 }
+
+// https://code.claude.com/docs/en/permissions ("Wrappers"): exec wrappers
+// are approved only by an exact rule for the whole command.
+func TestExactRuleApprovesWrappedCommand(t *testing.T) {
+	checkCases(t, []decideCase{
+		{name: "prefix rule does not cover setsid", tool: "Bash", args: bashCmd("setsid make serve"), rules: allowRules("Bash(setsid *)"), want: Ask},
+		{name: "exact rule covers it", tool: "Bash", args: bashCmd("setsid make serve"), rules: allowRules("Bash(setsid make serve)"), want: Allow},
+	})
+}

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,4 +77,24 @@ func TestShutdownKillsRunningCommands(t *testing.T) {
 		}
 	}
 	mustContain(t, d.logs.String(), "shutting down")
+}
+
+func TestBadConfigurationExitsWithStatus2(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(bad, []byte(`{"permissions": {"deny": ["Bash(rm *)"], "allow": ["Bash(npm test"]}}`), 0o644)
+	for _, args := range [][]string{
+		{"--settings", bad},
+		{"--listen", "nowhere"},
+		{"--log-format", "xml"},
+	} {
+		cmd := exec.Command(binary(t), args...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("%v: err = %v, output %s", args, err, out)
+		}
+		if args[0] == "--settings" && !strings.Contains(string(out), `"Bash(npm test"`) {
+			t.Errorf("the message does not name the bad rule: %s", out)
+		}
+	}
 }

@@ -14,6 +14,8 @@ type input struct {
 	// resolve follows symlinks for path rules (both the path and its target
 	// are checked); it returns the path unchanged when it cannot.
 	resolve func(string) string
+	// pathRules: some rule has a path specifier.
+	pathRules bool
 }
 
 // outcome constructors keep the wording of reasons in one place.
@@ -141,7 +143,15 @@ func (in *input) matchAll(b Behavior, tool string, paths []string) *Rule {
 }
 
 func (in *input) file() Decision {
-	paths := in.pathsOf(in.filePath())
+	p := in.filePath()
+	if familyOf(in.req.Tool) == famRead && !in.pathRules {
+		// No rule can match either spelling of a read, and containment
+		// (os.Root) refuses symlinks that lead out of the working
+		// directories: resolving (a system call per component) is skipped.
+		// Writes always resolve, for the protected-path check.
+		return in.pathDecision(in.req.Tool, false, []string{p})
+	}
+	paths := in.pathsOf(p)
 	return in.pathDecision(in.req.Tool, familyOf(in.req.Tool) == famEdit, paths)
 }
 

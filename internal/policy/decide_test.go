@@ -26,6 +26,7 @@ func newTestEngine(t *testing.T) (*Engine, string) {
 	}
 	os.WriteFile(filepath.Join(ws, "secrets", "key"), []byte("k"), 0o600)
 	os.Symlink(filepath.Join(ws, "secrets"), filepath.Join(ws, "innocent"))
+	os.Symlink(filepath.Join(ws, ".git"), filepath.Join(ws, "gitlink"))
 	e, err := NewEngine(Options{Home: "/home/agent"})
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +95,7 @@ func TestModes(t *testing.T) {
 		{name: "acceptEdits protected .git", mode: "acceptEdits", tool: "Edit", args: map[string]any{"file_path": "$WS/.git/config"}, want: Ask, source: "protectedPath"},
 		{name: "allow rule does not cover protected", tool: "Write", args: write("$WS/.bashrc"), rules: allowRules("Edit(**)"), want: Ask, source: "protectedPath"},
 		{name: "dontAsk protected denied", mode: "dontAsk", tool: "Write", args: write("$WS/.mcp.json"), rules: allowRules("Edit(**)"), want: Deny},
+		{name: "protected through a symlink", mode: "acceptEdits", tool: "Write", args: write("$WS/gitlink/hooks/pre-commit"), want: Ask, source: "protectedPath"},
 		{name: "bypass protected allowed", mode: "bypassPermissions", tool: "Write", args: write("$WS/.claude/settings.json"), want: Allow},
 		// plan: no edits even when an allow rule matches; read-only commands run.
 		{name: "plan edit with allow rule", mode: "plan", tool: "Write", args: write("$WS/src/a.go"), rules: allowRules("Edit(./src/**)"), want: Ask, source: "mode"},

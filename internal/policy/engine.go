@@ -34,6 +34,9 @@ type Engine struct {
 type compiled struct {
 	revision int64
 	rules    *RuleSet
+	// pathRules: some rule has a path specifier. Without one, resolving
+	// symlinks for a decision (a system call per path component) is skipped.
+	pathRules bool
 }
 
 var _ Decider = (*Engine)(nil)
@@ -82,20 +85,37 @@ func (e *Engine) compile(workspace string, rules SessionRules) (*RuleSet, error)
 }
 
 func (e *Engine) rulesFor(req Request) (*RuleSet, error) {
+	c, err := e.compiledFor(req)
+	return c.rules, err
+}
+
+func (e *Engine) compiledFor(req Request) (compiled, error) {
 	e.mu.Lock()
 	c, ok := e.cache[req.SessionID]
 	e.mu.Unlock()
 	if ok && c.revision == req.Revision {
-		return c.rules, nil
+		return c, nil
 	}
 	rs, err := e.compile(req.Workspace, req.Rules)
 	if err != nil {
-		return nil, err
+		return compiled{}, err
 	}
+	c = compiled{revision: req.Revision, rules: rs, pathRules: hasPathRules(rs)}
 	e.mu.Lock()
-	e.cache[req.SessionID] = compiled{revision: req.Revision, rules: rs}
+	e.cache[req.SessionID] = c
 	e.mu.Unlock()
-	return rs, nil
+	return c, nil
+}
+
+func hasPathRules(rs *RuleSet) bool {
+	for _, b := range []Behavior{Allow, Deny, Ask} {
+		for _, r := range rs.Rules(b) {
+			if r.kind == kindPath {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Forget drops a session's compiled rules (the session was deleted).
@@ -107,11 +127,11 @@ func (e *Engine) Forget(sessionID string) {
 
 // Decide returns the decision for one call.
 func (e *Engine) Decide(_ context.Context, req Request) (Decision, error) {
-	rs, err := e.rulesFor(req)
+	c, err := e.compiledFor(req)
 	if err != nil {
 		return Decision{}, fmt.Errorf("permission rules: %w", err)
 	}
-	in := &input{req: req, rules: rs, home: e.opts.Home, resolve: resolveSymlinks}
+	in := &input{req: req, rules: c.rules, home: e.opts.Home, resolve: resolveSymlinks, pathRules: c.pathRules}
 	return in.decide(), nil
 }
 

@@ -135,16 +135,20 @@ func (e *Engine) Decide(_ context.Context, req Request) (Decision, error) {
 	return in.decide(), nil
 }
 
-// resolveSymlinks returns p with symlinks resolved, or p itself when it (or
-// a parent) does not exist yet: a file about to be created is matched by
-// the path it will have.
+// resolveSymlinks returns p with symlinks resolved. Parts that do not exist
+// yet (a file about to be created, with its directories) are kept as
+// written below the deepest ancestor that exists, which is resolved.
 func resolveSymlinks(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
 	}
-	dir, base := filepath.Split(p)
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		return filepath.Join(r, base)
-	}
-	return p
 }

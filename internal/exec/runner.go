@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 
+	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 )
@@ -22,7 +23,32 @@ func (e *Engine) runTool(ctx context.Context, c *Call) (*tool.Result, error) {
 		State:     sessionState{st: e.cfg.Store, id: c.Session.ID},
 		Progress:  progressSink{id: c.ToolUseID, sink: c.Sink},
 	}
+	env.Hidden = e.hidden(c, env.Cwd)
 	return c.Invocation.Run(ctx, env)
+}
+
+// hider is implemented by deciders that hide paths from listings and
+// search results (policy.Engine: Read deny rules).
+type hider interface {
+	HiddenFunc(policy.Request) func(string) bool
+}
+
+var _ hider = (*policy.Engine)(nil)
+
+// hidden is the call's tool.Env.Hidden. Only Glob and Grep list paths
+// they were not named, and the lookup costs a rules match, so other tools
+// get nil.
+func (e *Engine) hidden(c *Call, cwd string) func(string) bool {
+	switch c.ToolName() {
+	case "Glob", "Grep":
+	default:
+		return nil
+	}
+	h, ok := e.cfg.Policy.(hider)
+	if !ok {
+		return nil
+	}
+	return h.HiddenFunc(policyRequest(c, cwd))
 }
 
 // cwd is the session's current directory, or its workspace when the

@@ -22,6 +22,10 @@ type Env struct {
 	Environ  []string
 	State    SessionState
 	Progress Progress
+	// Hidden reports whether a path (absolute, clean) must be left out of
+	// listings and search results because a Read deny rule covers it. Nil
+	// hides nothing.
+	Hidden func(abs string) bool
 }
 
 // SessionState is the per-session state a tool may read and write.

@@ -9,7 +9,8 @@
 // the answer and can outnumber the project's files. Results are ordered
 // by modification time, newest first, ties by path, and cut at 100 with a
 // note. An absolute pattern carries its own directory, which must be in
-// the workspace; path is then ignored.
+// the workspace; path is then ignored. Paths a Read deny rule hides
+// (tool.Env.Hidden) are neither listed nor entered, nor counted.
 package glob
 
 import (

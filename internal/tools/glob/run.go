@@ -23,6 +23,13 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if root == nil {
 		return noFiles(), nil
 	}
+	// A Read deny rule hides paths from Glob's results
+	// (https://code.claude.com/docs/en/permissions "Read and Edit"), and
+	// what is below a hidden directory is hidden too.
+	hidden := env.Hidden
+	if hidden != nil && hidden(root.Abs) {
+		return noFiles(), nil
+	}
 	fsys, err := root.FS()
 	if err != nil {
 		return nil, err
@@ -31,7 +38,12 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	top := newWalker(ctx, newMatcher(pattern), maxResults).run(d)
+	w := newWalker(ctx, newMatcher(pattern), maxResults)
+	if hidden != nil {
+		abs := root.Abs
+		w.hidden = func(rel string) bool { return hidden(joinAbs(abs, rel)) }
+	}
+	top := w.run(d)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

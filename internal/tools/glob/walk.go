@@ -15,6 +15,10 @@ import (
 type walker struct {
 	ctx context.Context
 	m   *matcher
+	// hidden, when set, reports the paths (relative to the root) that a
+	// Read deny rule hides: hidden files are not listed and hidden
+	// directories not entered, everything below one being hidden too.
+	hidden func(rel string) bool
 	// sem bounds the goroutines reading directories. A directory found
 	// when no slot is free is walked by the goroutine that found it.
 	sem chan struct{}
@@ -53,13 +57,17 @@ func (w *walker) dir(d dirfd.Dir, rel string, st int) {
 		switch {
 		case e.Type.IsDir():
 			if cst, ok := w.m.descend(st, e.Name); ok {
+				p := join(rel, e.Name)
+				if w.hidden != nil && w.hidden(p) {
+					continue
+				}
 				if sub, err := d.OpenDir(e.Name); err == nil {
-					w.spawn(sub, join(rel, e.Name), cst)
+					w.spawn(sub, p, cst)
 				}
 			}
 		case e.Type.IsRegular():
 			p := join(rel, e.Name)
-			if !w.m.file(st, p, e.Name) {
+			if !w.m.file(st, p, e.Name) || (w.hidden != nil && w.hidden(p)) {
 				continue
 			}
 			// Only matches are stat'ed, for their modification time.

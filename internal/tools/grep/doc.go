@@ -20,7 +20,11 @@
 //     does. A file named as the search path is searched even when
 //     ignored, and refused with a note when it holds a NUL;
 //   - UTF-8 byte order marks are dropped and UTF-16 files with one are
-//     transcoded.
+//     transcoded;
+//   - paths a Read deny rule hides (tool.Env.Hidden) are left out of every
+//     output mode and of the counts; a hidden search path finds nothing.
+//     The built-in engine neither enters nor reads them; ripgrep's hits
+//     are filtered after it ran.
 //
 // What comes back: absolute paths under the path the model gave. Files of
 // files_with_matches are ordered newest first (as Claude Code does), ties

@@ -3,6 +3,7 @@ package grep
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/toold/toold/internal/tool"
 )
@@ -79,6 +80,18 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	backend := "go"
+	if c.rg != nil {
+		backend = "rg"
+	}
+	// A Read deny rule hides paths from Grep's results
+	// (https://code.claude.com/docs/en/permissions "Read and Edit"), and
+	// what is below a hidden directory is hidden too: a hidden search path
+	// finds nothing, and is not even read.
+	hidden := env.Hidden
+	if hidden != nil && hidden(t.shown) {
+		return render(t, c.q, &results{}).WithMeta("backend", backend), nil
+	}
 	if t.file != "" {
 		if binary, err := t.isBinary(); err != nil {
 			return nil, err
@@ -87,11 +100,15 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		}
 	}
 	var r *results
-	backend := "go"
 	if c.rg != nil {
-		backend = "rg"
 		r, err = c.rg.search(ctx, env, t, c.q)
+		if err == nil && hidden != nil {
+			// ripgrep searched everything; its hits are filtered here,
+			// before render counts them.
+			r.hits = slices.DeleteFunc(r.hits, func(h *fileHit) bool { return hidden(t.display(h.rel)) })
+		}
 	} else {
+		// The built-in engine neither enters nor reads what is hidden.
 		r, err = nativeBackend{}.search(ctx, env, t, c.q, c.p)
 	}
 	if err != nil {

@@ -50,6 +50,9 @@ func (nativeBackend) search(ctx context.Context, env *tool.Env, t *target, q *qu
 		fsys: fsys,
 		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
+	if hidden := env.Hidden; hidden != nil {
+		w.hidden = func(rel string) bool { return hidden(t.display(rel)) }
+	}
 	if len(q.globs) > 0 {
 		w.overrides = &ruleSet{}
 		for _, g := range q.globs {
@@ -106,6 +109,10 @@ type walk struct {
 	fsys      fs.FS
 	overrides *ruleSet // the glob argument, as rg --glob
 	types     *typeFilter
+	// hidden, when set, reports the paths (relative to the root) that a
+	// Read deny rule hides: hidden files are not read and hidden
+	// directories not entered, everything below one being hidden too.
+	hidden func(rel string) bool
 
 	sem chan struct{}
 	wg  sync.WaitGroup
@@ -150,7 +157,7 @@ func (w *walk) dir(d dirfd.Dir, rel string, node *ignoreNode) {
 			continue // symbolic links, devices, FIFOs; VCS metadata
 		}
 		p := join(rel, e.Name)
-		if !w.include(p, e.Name, isDir, node) {
+		if !w.include(p, e.Name, isDir, node) || (w.hidden != nil && w.hidden(p)) {
 			continue
 		}
 		if isDir {

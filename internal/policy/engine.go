@@ -27,6 +27,10 @@ type Options struct {
 type Engine struct {
 	opts Options
 
+	// defaultMode and bypassDisabled come from the server-wide sources.
+	defaultMode    string
+	bypassDisabled bool
+
 	mu    sync.Mutex
 	cache map[string]compiled
 }
@@ -51,8 +55,34 @@ func NewEngine(opts Options) (*Engine, error) {
 	if _, err := e.compile("/", SessionRules{}); err != nil {
 		return nil, err
 	}
+	srcs, err := LoadSources(LoadOptions{PolicyFile: opts.PolicyFile, Flag: opts.Flag, Workspace: "/", Home: opts.Home})
+	if err != nil {
+		return nil, err
+	}
+	// Sources come highest priority first: the first defaultMode wins.
+	for _, s := range srcs {
+		if e.defaultMode == "" && s.Settings.DefaultMode != "" {
+			e.defaultMode = s.Settings.DefaultMode
+		}
+		e.bypassDisabled = e.bypassDisabled || s.Settings.DisableBypassPermissionsMode == "disable"
+	}
+	switch e.defaultMode {
+	case "manual":
+		e.defaultMode = "default"
+	case "auto":
+		return nil, fmt.Errorf("permissions.defaultMode %q: toold has no classifier; use another mode", e.defaultMode)
+	}
 	return e, nil
 }
+
+// DefaultMode is the mode of sessions created without one: the operator's
+// permissions.defaultMode, or "" when none is set.
+func (e *Engine) DefaultMode() string { return e.defaultMode }
+
+// BypassDisabled reports whether the operator's settings say
+// "disableBypassPermissionsMode": "disable": no session may use
+// bypassPermissions then.
+func (e *Engine) BypassDisabled() bool { return e.bypassDisabled }
 
 // Check compiles a session's rules without caching them: CreateSession and
 // UpdateSession call it so that a rule that does not parse is refused

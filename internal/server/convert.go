@@ -22,9 +22,11 @@ var modeToProto = map[string]tooldv1.PermissionMode{
 	"dontAsk":           tooldv1.PermissionMode_PERMISSION_MODE_DONT_ASK,
 }
 
+// modeFromProto maps a mode; unspecified is "", which lets the session
+// manager apply the operator's default mode.
 func modeFromProto(m tooldv1.PermissionMode) (string, bool) {
 	if m == tooldv1.PermissionMode_PERMISSION_MODE_UNSPECIFIED {
-		return "default", true
+		return "", true
 	}
 	for k, v := range modeToProto {
 		if v == m {

@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -263,4 +265,27 @@ func TestCreateSessionRefusesBadRules(t *testing.T) {
 	}
 	_, err := p.sessions.CreateSession(ctx(t), &tooldv1.CreateSessionRequest{UserPermissions: &tooldv1.Permissions{Ask: []string{"Bash(git push"}}})
 	wantCode(t, err, codes.InvalidArgument, "git push")
+}
+
+func TestOperatorModeSettings(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "settings.json")
+	os.WriteFile(file, []byte(`{"permissions": {"defaultMode": "plan", "disableBypassPermissionsMode": "disable", "deny": ["Bash(curl *)"]}}`), 0o644)
+	dec, err := policy.NewEngine(policy.Options{PolicyFile: file, Home: "/home/agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := startWith(t, memstore.New(), dec, exec.AskConfig{})
+	s := e.newSession(t)
+	if s.GetMode() != tooldv1.PermissionMode_PERMISSION_MODE_PLAN {
+		t.Fatalf("mode %v, want the operator's default plan", s.GetMode())
+	}
+	_, err = e.sessions.CreateSession(ctx(t), &tooldv1.CreateSessionRequest{Mode: tooldv1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
+	wantCode(t, err, codes.InvalidArgument, "disabled by the operator")
+	_, err = e.sessions.UpdateSession(ctx(t), &tooldv1.UpdateSessionRequest{SessionId: s.GetId(), Mode: tooldv1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
+	wantCode(t, err, codes.InvalidArgument, "disabled by the operator")
+	resp, err := e.tools.CheckPermission(ctx(t), &tooldv1.CheckPermissionRequest{SessionId: s.GetId(), Call: &tooldv1.ToolCall{Name: "Echo", InputJson: `{"text":"x"}`}})
+	if err != nil || resp.GetDecision().GetBehavior() != tooldv1.Behavior_BEHAVIOR_ALLOW {
+		t.Fatalf("read-only call in plan: %v %v", resp, err)
+	}
 }

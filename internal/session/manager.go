@@ -35,9 +35,12 @@ type Canceller interface {
 }
 
 // RulesChecker compiles a session's rules to refuse one that does not parse
-// before anything is stored (the policy engine).
+// before anything is stored, and gives the operator's mode settings (the
+// policy engine).
 type RulesChecker interface {
 	Check(workspace string, rules policy.SessionRules) error
+	DefaultMode() string
+	BypassDisabled() bool
 }
 
 // Spec is what a client asks for.
@@ -94,11 +97,14 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 	if err != nil {
 		return nil, err
 	}
+	if spec.Mode == "" && m.rules != nil {
+		spec.Mode = m.rules.DefaultMode()
+	}
 	if spec.Mode == "" {
 		spec.Mode = "default"
 	}
-	if !contains(Modes, spec.Mode) {
-		return nil, invalidf("mode %q is not one of %s", spec.Mode, strings.Join(Modes, ", "))
+	if err := m.checkMode(spec.Mode); err != nil {
+		return nil, err
 	}
 	fresh := spec.Workspace == ""
 	ws := spec.Workspace
@@ -174,6 +180,16 @@ func SessionRules(s *store.Session) policy.SessionRules {
 	}
 }
 
+func (m *Manager) checkMode(mode string) error {
+	if !contains(Modes, mode) {
+		return invalidf("mode %q is not one of %s", mode, strings.Join(Modes, ", "))
+	}
+	if mode == "bypassPermissions" && m.rules != nil && m.rules.BypassDisabled() {
+		return invalidf("mode bypassPermissions is disabled by the operator's settings (disableBypassPermissionsMode)")
+	}
+	return nil
+}
+
 func (m *Manager) checkRules(s *store.Session) error {
 	if m.rules == nil {
 		return nil
@@ -190,8 +206,10 @@ func (m *Manager) Update(ctx context.Context, id string, ch Change) (*store.Sess
 	if err := CheckID(id); err != nil {
 		return nil, err
 	}
-	if ch.Mode != "" && !contains(Modes, ch.Mode) {
-		return nil, invalidf("mode %q is not one of %s", ch.Mode, strings.Join(Modes, ", "))
+	if ch.Mode != "" {
+		if err := m.checkMode(ch.Mode); err != nil {
+			return nil, err
+		}
 	}
 	return m.store.UpdateSession(ctx, id, func(s *store.Session) error {
 		if ch.Mode != "" {

@@ -31,6 +31,10 @@ type config struct {
 	PermissionTimeout     time.Duration
 	DenialLimit           int
 	DenialWindow          time.Duration
+
+	RedisURL       string
+	RedisKeyPrefix string
+	SessionTTL     time.Duration
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -56,6 +60,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
 		denialLimit = fs.Int("denial-limit", 3, "denials within --denial-window after which a session's further asks are denied at once")
 		denialWin   = fs.Duration("denial-window", 5*time.Minute, "the window of --denial-limit")
+		redisURL    = fs.String("redis-url", "", "redis:// or rediss:// URL of the shared state store; empty: in-memory store")
+		redisPrefix = fs.String("redis-key-prefix", "toold:", "prefix of every Redis key")
+		sessionTTL  = fs.Duration("session-ttl", 24*time.Hour, "Redis store: a session idle this long expires")
 	)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
@@ -83,6 +90,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		MaxToolConcurrency: *concurrency, MaxCallsPerRequest: *maxCalls, ShutdownTimeout: *shutdown,
 		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
 		ReadWorkspaceSettings: *wsSettings, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
+		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -113,6 +121,12 @@ func (c *config) check() error {
 	}
 	if c.DenialLimit < 1 {
 		return fmt.Errorf("--denial-limit %d: want 1 or more", c.DenialLimit)
+	}
+	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") {
+		return fmt.Errorf("--redis-url: want a redis:// or rediss:// URL")
+	}
+	if c.SessionTTL <= 0 {
+		return fmt.Errorf("--session-ttl %s: want a positive duration", c.SessionTTL)
 	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("--shutdown-timeout %s: want a positive duration", c.ShutdownTimeout)

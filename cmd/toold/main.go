@@ -16,7 +16,9 @@ import (
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/memstore"
+	"github.com/toold/toold/internal/store/redisstore"
 )
 
 func main() {
@@ -44,6 +46,20 @@ func main() {
 	}
 }
 
+// openStore opens the state store: Redis when --redis-url is set (it must
+// answer now: a silent fallback to memory would split state across
+// replicas), the in-memory store otherwise.
+func openStore(ctx context.Context, cfg *config) (store.Store, string, error) {
+	if cfg.RedisURL == "" {
+		return memstore.New(), "memory", nil
+	}
+	rs, err := redisstore.Open(ctx, cfg.RedisURL, redisstore.Options{KeyPrefix: cfg.RedisKeyPrefix, SessionTTL: cfg.SessionTTL})
+	if err != nil {
+		return nil, "", fmt.Errorf("state store: %w", err)
+	}
+	return rs, "redis", nil
+}
+
 // configError is a configuration problem found while wiring (a settings
 // file that does not parse): exit status 2, like a bad flag.
 type configError struct{ error }
@@ -62,7 +78,10 @@ func newLogger(cfg *config) *slog.Logger {
 // order: health NOT_SERVING, graceful stop with a deadline, running calls
 // killed, hard stop, store closed last.
 func run(ctx context.Context, cfg *config, log *slog.Logger) error {
-	st := memstore.New()
+	st, storeName, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
 	defer st.Close()
 
 	reg, err := builtinTools()
@@ -107,9 +126,12 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	log.Info("toold listening", "addr", lis.Addr().String(), "workspace_root", sessions.Root(), "store", "memory", "tools", len(reg.Tools()))
+	log.Info("toold listening", "addr", lis.Addr().String(), "workspace_root", sessions.Root(), "store", storeName, "tools", len(reg.Tools()))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
+	if p, ok := st.(server.Pinger); ok {
+		go server.WatchHealth(ctx, health, p, 2*time.Second, log)
+	}
 
 	select {
 	case err := <-served:

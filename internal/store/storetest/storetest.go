@@ -31,6 +31,12 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"UpdateSessionErrorChangesNothing", testUpdateError},
 		{"ConcurrentUpdatesAreNotLost", testConcurrentUpdates},
 		{"DenialWindow", testDenials},
+		{"DenialsAtTheSameInstant", testDenialsSameInstant},
+		{"DeleteDropsDenials", testDeleteDenials},
+		{"MissingSessionReadsFail", testMissingReads},
+		{"SetCwdKeepsEverythingElse", testSetCwdKeeps},
+		{"UpdateKeepsIDAndRevision", testUpdateKeepsID},
+		{"ZeroTimesRoundTrip", testZeroTimes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,5 +315,110 @@ func testConcurrent(t *testing.T, s store.Store) {
 		if err != nil || !ok || st.Size != 19 {
 			t.Errorf("f%d: %+v %v %v", i, st, ok, err)
 		}
+	}
+}
+
+// The cases below guard encodings and key layouts of shared backends.
+
+func testDenialsSameInstant(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	at := time.Unix(1_800_000_000, 0)
+	for i := range 3 {
+		if n, err := s.RecordDenial(ctx, "s1", at, time.Minute); err != nil || n != i+1 {
+			t.Fatalf("RecordDenial #%d at the same instant = %d, %v", i, n, err)
+		}
+	}
+	if n, err := s.CountDenials(ctx, "s1", at, time.Minute); err != nil || n != 3 {
+		t.Fatalf("CountDenials = %d, %v", n, err)
+	}
+}
+
+func testDeleteDenials(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	at := time.Unix(1_800_000_000, 0)
+	if _, err := s.RecordDenial(ctx, "s1", at, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, s, sample("s1"))
+	if n, err := s.CountDenials(ctx, "s1", at, time.Minute); err != nil || n != 0 {
+		t.Fatalf("denials survived delete: %d, %v", n, err)
+	}
+}
+
+func testMissingReads(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if _, ok, err := s.ReadStamp(ctx, "nope", "/x"); !errors.Is(err, store.ErrNotFound) || ok {
+		t.Errorf("ReadStamp = %v, %v, want ErrNotFound", ok, err)
+	}
+	if _, err := s.CountDenials(ctx, "nope", time.Now(), time.Minute); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("CountDenials = %v, want ErrNotFound", err)
+	}
+}
+
+// testSetCwdKeeps checks that SetCwd changes the cwd only, whatever the
+// other fields hold (a backend may rewrite the stored form to do it).
+func testSetCwdKeeps(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	want := sample("s1")
+	want.Allow = []string{`Bash(echo "a\\b" 'c' | tr / _)`, "Read(//tmp/**)", "Écrire(日本語)", "\x00\t<>&"}
+	want.Ask = nil
+	want.User = store.RuleLists{Deny: []string{"WebFetch(domain:example.com)"}}
+	mustCreate(t, s, want)
+	if err := s.SetCwd(ctx, "s1", "/ws/s1/ü ber"); err != nil {
+		t.Fatal(err)
+	}
+	want.Cwd = "/ws/s1/ü ber"
+	got, err := s.GetSession(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || !got.CreatedAt.Equal(want.CreatedAt) {
+		t.Fatalf("after SetCwd\n got %+v\nwant %+v", got, want)
+	}
+	upd, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Mode = "plan"
+		return nil
+	})
+	if err != nil || upd.Revision != 1 || upd.Cwd != want.Cwd || upd.Allow[2] != want.Allow[2] {
+		t.Fatalf("UpdateSession after SetCwd = %+v, %v", upd, err)
+	}
+}
+
+func testUpdateKeepsID(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	got, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.ID = "other"
+		x.Revision = 99
+		return nil
+	})
+	if err != nil || got.ID != "s1" || got.Revision != 1 {
+		t.Fatalf("UpdateSession = %+v, %v", got, err)
+	}
+	if _, err := s.GetSession(ctx, "other"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the update created another session: %v", err)
+	}
+}
+
+func testZeroTimes(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	sess := sample("s1")
+	sess.CreatedAt = time.Time{}
+	mustCreate(t, s, sess)
+	got, err := s.GetSession(ctx, "s1")
+	if err != nil || !got.CreatedAt.IsZero() {
+		t.Fatalf("CreatedAt = %v, %v", got.CreatedAt, err)
+	}
+	if err := s.RecordRead(ctx, "s1", "/f", store.FileStamp{Size: 7}); err != nil {
+		t.Fatal(err)
+	}
+	st, ok, err := s.ReadStamp(ctx, "s1", "/f")
+	if err != nil || !ok || !st.ModTime.IsZero() || st.Size != 7 {
+		t.Fatalf("ReadStamp = %+v, %v, %v", st, ok, err)
 	}
 }

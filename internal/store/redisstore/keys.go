@@ -1,0 +1,54 @@
+package redisstore
+
+import (
+	"fmt"
+
+	"github.com/toold/toold/internal/store"
+)
+
+// Key layout. All keys of a session share the Cluster hash tag {s:<id>}, so
+// they live in one slot and a script may use them together:
+//
+//	<prefix>{s:<id>}:session   string, the session as JSON (codec.go)
+//	<prefix>{s:<id>}:stamps    hash, path -> file stamp JSON
+//	<prefix>{s:<id>}:denials   sorted set, score = time in microseconds
+//
+// The prefix may not contain braces, or the hash tag would be taken from it.
+type keys struct {
+	session, stamps, denials string
+}
+
+// maxIDLen bounds the key length; session ids are much shorter.
+const maxIDLen = 128
+
+func (s *Store) keys(id string) (keys, error) {
+	if !validID(id) {
+		// The caller validates ids; this only makes sure that nothing
+		// outside [A-Za-z0-9_-] ever reaches a key (no brace to move the
+		// hash tag, no glob character, no separator).
+		return keys{}, fmt.Errorf("session %q: invalid id: %w", id, store.ErrNotFound)
+	}
+	base := s.opts.KeyPrefix + "{s:" + id + "}:"
+	return keys{
+		session: base + "session",
+		stamps:  base + "stamps",
+		denials: base + "denials",
+	}, nil
+}
+
+func (k keys) all() []string { return []string{k.session, k.stamps, k.denials} }
+
+func validID(id string) bool {
+	if id == "" || len(id) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

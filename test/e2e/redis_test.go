@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/internal/store/redistest"
+)
+
+// With --redis-url, sessions live in Redis: they survive a restart of
+// toold, and when Redis goes away calls fail closed and health reports
+// NOT_SERVING.
+func TestRedisStore(t *testing.T) {
+	rs := redistest.StartServer(t)
+	url := "redis://" + rs.Addr + "/0?max_retries=0"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	d := startToold(t, "--redis-url", url)
+	sid := createSession(t, ctx, d.addr)
+	run := func(addr, cmd string) string {
+		out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t", "name": "Bash", "input": {"command": "`+cmd+`"}}]}' `+addr+` toold.v1.ToolService/Execute 2>&1`)
+		return out
+	}
+	mustContain(t, run(d.addr, "mkdir -p sub && cd sub && echo first"), "first")
+
+	// A second toold on the same Redis serves the same session, with the
+	// cwd the first one stored.
+	d2 := startToold(t, "--redis-url", url)
+	mustContain(t, run(d2.addr, "pwd"), "/"+sid+"/sub")
+
+	rs.Kill()
+	out := run(d2.addr, "echo never")
+	if strings.Contains(out, "never\"") || !strings.Contains(out, "Unavailable") {
+		t.Fatalf("with Redis gone the call was not refused:\n%s", out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := sh(t, ctx, `grpcurl -plaintext `+d2.addr+` grpc.health.v1.Health/Check 2>&1`)
+		if strings.Contains(out, "NOT_SERVING") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health still serving without Redis: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -2,7 +2,6 @@ package glob
 
 import (
 	"context"
-	"runtime"
 	"sync"
 
 	"github.com/toold/toold/internal/tools/glob/dirfd"
@@ -19,10 +18,8 @@ type walker struct {
 	// Read deny rule hides: hidden files are not listed and hidden
 	// directories not entered, everything below one being hidden too.
 	hidden func(rel string) bool
-	// sem bounds the goroutines reading directories. A directory found
-	// when no slot is free is walked by the goroutine that found it.
-	sem chan struct{}
-	wg  sync.WaitGroup
+	// pool bounds the goroutines reading directories.
+	pool *dirfd.Pool
 
 	mu  sync.Mutex
 	top topK
@@ -30,17 +27,17 @@ type walker struct {
 
 func newWalker(ctx context.Context, m *matcher, keep int) *walker {
 	return &walker{
-		ctx: ctx,
-		m:   m,
-		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		top: topK{max: keep},
+		ctx:  ctx,
+		m:    m,
+		pool: dirfd.NewPool(),
+		top:  topK{max: keep},
 	}
 }
 
 // run walks the tree below root, closes it, and returns what it kept.
 func (w *walker) run(root dirfd.Dir) *topK {
 	w.dir(root, ".", w.m.root())
-	w.wg.Wait()
+	w.pool.Wait()
 	return &w.top
 }
 
@@ -86,17 +83,7 @@ func (w *walker) dir(d dirfd.Dir, rel string, st int) {
 }
 
 func (w *walker) spawn(d dirfd.Dir, rel string, st int) {
-	select {
-	case w.sem <- struct{}{}:
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			defer func() { <-w.sem }()
-			w.dir(d, rel, st)
-		}()
-	default:
-		w.dir(d, rel, st)
-	}
+	w.pool.Go(func() { w.dir(d, rel, st) })
 }
 
 func join(dir, name string) string {

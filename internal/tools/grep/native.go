@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,7 +47,7 @@ func (nativeBackend) search(ctx context.Context, env *tool.Env, t *target, q *qu
 		ctx:  ctx,
 		s:    s,
 		fsys: fsys,
-		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		pool: dirfd.NewPool(),
 	}
 	if hidden := env.Hidden; hidden != nil {
 		w.hidden = func(rel string) bool { return hidden(t.display(rel)) }
@@ -63,7 +62,7 @@ func (nativeBackend) search(ctx context.Context, env *tool.Env, t *target, q *qu
 		w.types, _ = newTypeFilter(q.fileType)
 	}
 	w.dir(root, ".", ancestors(env, t.dir))
-	w.wg.Wait()
+	w.pool.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -114,8 +113,8 @@ type walk struct {
 	// directories not entered, everything below one being hidden too.
 	hidden func(rel string) bool
 
-	sem chan struct{}
-	wg  sync.WaitGroup
+	// pool bounds the goroutines reading directories.
+	pool *dirfd.Pool
 
 	mu        sync.Mutex
 	hits      []*fileHit
@@ -193,17 +192,7 @@ func (w *walk) include(p, name string, isDir bool, node *ignoreNode) bool {
 }
 
 func (w *walk) spawn(d dirfd.Dir, rel string, node *ignoreNode) {
-	select {
-	case w.sem <- struct{}{}:
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			defer func() { <-w.sem }()
-			w.dir(d, rel, node)
-		}()
-	default:
-		w.dir(d, rel, node)
-	}
+	w.pool.Go(func() { w.dir(d, rel, node) })
 }
 
 func (w *walk) file(d dirfd.Dir, p, name string) {

@@ -952,7 +952,8 @@ func sedScriptDangerous(s string) bool {
 			toSep()
 		case 'a', 'i', 'c':
 			toEOL()
-		case 'y':
+		case 'y', 's':
+			// Both take two delimited parts: y/src/dst/, s/re/repl/flags.
 			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
 				return true
 			}
@@ -961,14 +962,8 @@ func sedScriptDangerous(s string) bool {
 			if !skipDelimited(s, &i, d) || !skipDelimited(s, &i, d) {
 				return true
 			}
-		case 's':
-			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
-				return true
-			}
-			d := s[i]
-			i++
-			if !skipDelimited(s, &i, d) || !skipDelimited(s, &i, d) {
-				return true
+			if c == 'y' {
+				continue
 			}
 			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' && s[i] != ' ' {
 				switch f := s[i]; {

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bt=${1:-3s}
-out=$(go test -run '^$' -bench 'HealthCheck|ExecuteRead|ExecuteBashTrue|ExecBashTrue' -benchtime "$bt" ./bench/)
+out=$(go test -run "^$" -bench "HealthCheck|ExecuteRead|ExecuteFloor|ExecuteBashTrue|ExecBashTrue" -benchtime "$bt" ./bench/)
 echo "$out"
 echo
 echo "$out" | awk '
@@ -15,5 +15,6 @@ echo "$out" | awk '
   END {
     printf "Read p50 / health p50:             %.2fx\n", p50["BenchmarkExecuteRead/serial"]/p50["BenchmarkHealthCheck/serial"]
     printf "Read throughput / health (64 conc): %.2fx\n", ns["BenchmarkHealthCheck/parallel64"]/ns["BenchmarkExecuteRead/parallel64"]
+    printf "Execute floor p50 / health p50:     %.2fx\n", p50["BenchmarkExecuteFloor"]/p50["BenchmarkHealthCheck/serial"]
     printf "Bash true added p50:               %.0f us\n", (p50["BenchmarkExecuteBashTrue"]-p50["BenchmarkExecBashTrue"])/1000
   }'

@@ -99,7 +99,7 @@ func (f *fixture) execute(ctx context.Context, name string, in map[string]any) e
 			return err
 		}
 		if r := ev.GetResult(); r != nil {
-			if r.GetIsError() {
+			if r.GetIsError() && name != "NoSuchTool" {
 				panic(r.GetContent()[0].GetText().GetText())
 			}
 			// Drain to the end of the stream so the RPC completes.
@@ -167,6 +167,15 @@ func BenchmarkExecuteRead(b *testing.B) {
 	op := func() error { return f.execute(ctx, "Read", map[string]any{"file_path": f.file}) }
 	b.Run("serial", func(b *testing.B) { measure(b, op) })
 	b.Run("parallel64", func(b *testing.B) { parallel(b, op) })
+}
+
+// BenchmarkExecuteFloor is an Execute whose one call fails at lookup: the
+// stream, the engine and one result event, with no tool work. It separates
+// the cost of the streaming RPC from the cost of a tool.
+func BenchmarkExecuteFloor(b *testing.B) {
+	f := start(b)
+	ctx := context.Background()
+	measure(b, func() error { return f.execute(ctx, "NoSuchTool", map[string]any{}) })
 }
 
 func BenchmarkExecuteBashTrue(b *testing.B) {

@@ -32,6 +32,6 @@ func (e *Engine) CheckPermission(ctx context.Context, sessionID string, r Reques
 }
 
 // Resolve answers a pending permission request of the session.
-func (e *Engine) Resolve(sessionID, requestID string, a Answer) error {
-	return e.cfg.Ask.Pending.Resolve(sessionID, requestID, a)
+func (e *Engine) Resolve(ctx context.Context, sessionID, requestID string, a Answer) error {
+	return e.cfg.Ask.Pending.Resolve(ctx, sessionID, requestID, a)
 }

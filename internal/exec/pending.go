@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -18,10 +19,22 @@ type Answer struct {
 	Message    string
 }
 
-// Pending holds the permission requests that running calls wait on. This
-// in-process registry serves one replica; a shared one replaces it behind
-// the same two methods.
-type Pending struct {
+// PendingRequests holds the permission requests that running calls wait on.
+// LocalPending serves one replica; a shared implementation (Redis) lets any
+// replica answer a request that another one waits on.
+type PendingRequests interface {
+	// Open registers a request and returns where its answer arrives; close
+	// must be called when the caller stops waiting.
+	Open(ctx context.Context, sessionID, requestID string) (answers <-chan Answer, close func(), err error)
+	// Resolve delivers an answer to whichever replica waits;
+	// ErrNoPendingRequest (wrapped) when none waits.
+	Resolve(ctx context.Context, sessionID, requestID string, a Answer) error
+}
+
+var _ PendingRequests = (*LocalPending)(nil)
+
+// LocalPending is the in-process registry of one replica.
+type LocalPending struct {
 	mu sync.Mutex
 	m  map[pendingKey]chan Answer
 }
@@ -29,11 +42,11 @@ type Pending struct {
 type pendingKey struct{ session, request string }
 
 // NewPending returns an empty registry.
-func NewPending() *Pending { return &Pending{m: make(map[pendingKey]chan Answer)} }
+func NewPending() *LocalPending { return &LocalPending{m: make(map[pendingKey]chan Answer)} }
 
-// open registers a request; close must be called when the caller stops
-// waiting, answered or not.
-func (p *Pending) open(sessionID, requestID string) (<-chan Answer, func()) {
+// Open registers a request; close must be called when the caller stops
+// waiting, answered or not. It never fails.
+func (p *LocalPending) Open(_ context.Context, sessionID, requestID string) (<-chan Answer, func(), error) {
 	ch := make(chan Answer, 1)
 	k := pendingKey{sessionID, requestID}
 	p.mu.Lock()
@@ -43,12 +56,12 @@ func (p *Pending) open(sessionID, requestID string) (<-chan Answer, func()) {
 		p.mu.Lock()
 		delete(p.m, k)
 		p.mu.Unlock()
-	}
+	}, nil
 }
 
 // Resolve delivers an answer. Each request takes one answer; a second one,
 // or one for an unknown request, is ErrNoPendingRequest.
-func (p *Pending) Resolve(sessionID, requestID string, a Answer) error {
+func (p *LocalPending) Resolve(_ context.Context, sessionID, requestID string, a Answer) error {
 	k := pendingKey{sessionID, requestID}
 	p.mu.Lock()
 	ch, ok := p.m[k]

@@ -15,7 +15,7 @@ import (
 
 // AskConfig governs permission requests and denial tracking.
 type AskConfig struct {
-	Pending *Pending
+	Pending PendingRequests
 	// Timeout is how long a request waits for an answer before the call is
 	// denied (default 5 minutes).
 	Timeout time.Duration
@@ -107,7 +107,10 @@ func (e *Engine) denialLimit(ctx context.Context, c *Call, dec policy.Decision) 
 func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Handler) (*tool.Result, error) {
 	a := e.cfg.Ask
 	id := newRequestID()
-	answers, done := a.Pending.open(c.Session.ID, id)
+	answers, done, err := a.Pending.Open(ctx, c.Session.ID, id)
+	if err != nil {
+		return nil, tool.Errorf(tool.KindUnavailable, "Permission to use %s could not be requested: %v", c.ToolName(), err)
+	}
 	defer done()
 	c.Sink.Emit(Event{ToolUseID: c.ToolUseID, PermissionRequest: &PermissionRequest{ID: id, Tool: c.ToolName(), Input: c.Args, Decision: dec}})
 	timer := time.NewTimer(a.Timeout)

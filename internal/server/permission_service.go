@@ -41,7 +41,7 @@ func (s *SessionService) ResolvePermission(ctx context.Context, req *tooldv1.Res
 		ForSession: req.GetScope() == tooldv1.PermissionScope_PERMISSION_SCOPE_SESSION,
 		Message:    req.GetMessage(),
 	}
-	if err := s.answers.Resolve(req.GetSessionId(), req.GetRequestId(), a); err != nil {
+	if err := s.answers.Resolve(ctx, req.GetSessionId(), req.GetRequestId(), a); err != nil {
 		return nil, ToStatus(err)
 	}
 	return &tooldv1.ResolvePermissionResponse{}, nil

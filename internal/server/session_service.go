@@ -19,7 +19,7 @@ type SessionService struct {
 
 // Resolver delivers answers to pending permission requests (the engine).
 type Resolver interface {
-	Resolve(sessionID, requestID string, a exec.Answer) error
+	Resolve(ctx context.Context, sessionID, requestID string, a exec.Answer) error
 }
 
 // NewSessionService serves the manager's sessions; answers reach waiting

@@ -96,6 +96,15 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return configError{err}
 	}
+	ask := exec.AskConfig{
+		Timeout:      cfg.PermissionTimeout,
+		DenialLimit:  cfg.DenialLimit,
+		DenialWindow: cfg.DenialWindow,
+	}
+	if rs, ok := st.(*redisstore.Store); ok {
+		// Any replica may answer a request that another one waits on.
+		ask.Pending = redisPending{rs.Pending(cfg.PermissionTimeout + time.Minute)}
+	}
 	engine, err := exec.NewEngine(exec.Config{
 		Registry:       reg,
 		Store:          st,
@@ -103,11 +112,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		MaxConcurrency: cfg.MaxToolConcurrency,
 		Environ:        exec.ProcessEnviron(),
 		Logger:         log,
-		Ask: exec.AskConfig{
-			Timeout:      cfg.PermissionTimeout,
-			DenialLimit:  cfg.DenialLimit,
-			DenialWindow: cfg.DenialWindow,
-		},
+		Ask:            ask,
 	})
 	if err != nil {
 		return err

@@ -15,6 +15,8 @@ import (
 
 // AskConfig governs permission requests and denial tracking.
 type AskConfig struct {
+	// Pending holds the requests calls wait on (default NewPending(): one
+	// replica; cmd/toold sets the Redis one with --redis-url).
 	Pending PendingRequests
 	// Timeout is how long a request waits for an answer before the call is
 	// denied (default 5 minutes).

@@ -48,3 +48,31 @@ func TestRedisStore(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// A permission request that waits on one toold is answered through another
+// one on the same Redis.
+func TestRedisResolveOnOtherReplica(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0?max_retries=0"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := startToold(t, "--redis-url", url)
+	b := startToold(t, "--redis-url", url)
+	askOut := t.TempDir() + "/ask.out"
+
+	out, err := sh(t, ctx, `
+SID=$(grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_DEFAULT"}' `+a.addr+` toold.v1.SessionService/CreateSession \
+  | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p')
+grpcurl -plaintext -d '{"session_id": "'"$SID"'", "calls": [
+  {"tool_use_id": "toolu_06", "name": "Bash", "input": {"command": "git init -q && echo initialised"}}]}' \
+  `+a.addr+` toold.v1.ToolService/Execute > `+askOut+` 2>&1 &
+for i in $(seq 300); do grep -q '"requestId"' `+askOut+` && break; sleep 0.1; done
+REQ=$(sed -n 's/^ *"requestId": "\(perm_[0-9a-f]*\)".*/\1/p' `+askOut+`)
+grpcurl -plaintext -d '{"session_id": "'"$SID"'", "request_id": "'"$REQ"'", "decision": "PERMISSION_DECISION_ALLOW"}' \
+  `+b.addr+` toold.v1.SessionService/ResolvePermission
+wait
+cat `+askOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, `"requestId": "perm_`, "initialised")
+}

@@ -113,8 +113,20 @@ touch()
 return n
 `)
 
+// scriptResolve answers a permission request (pending.go), with its own
+// calling convention: KEYS[1] = the request's marker, ARGV[1] = its
+// channel, ARGV[2] = the answer JSON. Only the first answer deletes the
+// marker, and only that one is published; returns 1, or 0 if no request
+// was pending.
+var scriptResolve = redis.NewScript(`
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return 1
+`)
+
 // allScripts are preloaded by Open.
 var allScripts = []*redis.Script{
 	scriptCreate, scriptGet, scriptDelete, scriptSetCwd,
 	scriptRecordRead, scriptReadStamp, scriptRecordDenial, scriptCountDenials,
+	scriptResolve,
 }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/store/redisstore"
+)
+
+// redisPending adapts the Redis registry of permission requests to
+// exec.PendingRequests, so that any replica can answer a request.
+type redisPending struct{ p *redisstore.Pending }
+
+var _ exec.PendingRequests = redisPending{}
+
+func (r redisPending) Open(ctx context.Context, sessionID, requestID string) (<-chan exec.Answer, func(), error) {
+	in, closeFn, err := r.p.Open(ctx, sessionID, requestID)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(chan exec.Answer, 1)
+	go func() {
+		// in carries at most one answer and is closed after closeFn.
+		if a, ok := <-in; ok {
+			out <- exec.Answer{Allow: a.Allow, ForSession: a.ForSession, Message: a.Message}
+		}
+	}()
+	return out, closeFn, nil
+}
+
+func (r redisPending) Resolve(ctx context.Context, sessionID, requestID string, a exec.Answer) error {
+	err := r.p.Resolve(ctx, sessionID, requestID, redisstore.Answer{Allow: a.Allow, ForSession: a.ForSession, Message: a.Message})
+	if errors.Is(err, redisstore.ErrNoPending) {
+		return fmt.Errorf("request %s of session %s: %w", requestID, sessionID, exec.ErrNoPendingRequest)
+	}
+	return err
+}

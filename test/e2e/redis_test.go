@@ -76,3 +76,46 @@ cat `+askOut)
 	}
 	mustContain(t, out, `"requestId": "perm_`, "initialised")
 }
+
+// A Redis outage fails calls closed and turns health NOT_SERVING; when
+// Redis answers again toold recovers by itself, with the same session.
+func TestRedisOutageAndRecovery(t *testing.T) {
+	rs := redistest.StartServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startToold(t, "--redis-url", "redis://"+rs.Addr+"/0?max_retries=0")
+	sid := createSession(t, ctx, d.addr)
+	run := func(cmd string) string {
+		out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t", "name": "Bash", "input": {"command": "`+cmd+`"}}]}' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
+		return out
+	}
+	health := func(want string) {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			out, _ := sh(t, ctx, `grpcurl -plaintext `+d.addr+` grpc.health.v1.Health/Check 2>&1`)
+			if strings.Contains(out, `"`+want+`"`) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("health is not %s: %s", want, out)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	mustContain(t, run("echo before"), "before")
+
+	rs.Pause()
+	out := run("touch ran-during-outage")
+	if !strings.Contains(out, "Unavailable") || !strings.Contains(out, "state store unavailable") {
+		t.Fatalf("call during the outage: %s", out)
+	}
+	health("NOT_SERVING")
+
+	rs.Resume()
+	health("SERVING")
+	out = run("ls")
+	mustContain(t, out, `"text": "(no output)"`)
+	if strings.Contains(out, "ran-during-outage") {
+		t.Fatal("a call ran during the outage")
+	}
+}

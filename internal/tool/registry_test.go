@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -61,5 +60,4 @@ func TestZeroTraitsFailClosed(t *testing.T) {
 	if tr.ReadOnly || tr.ConcurrencySafe {
 		t.Fatal("the zero Traits must be the fail-closed default")
 	}
-	_ = context.Background
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tool/tooltest"
 )
 
@@ -19,18 +20,7 @@ func BenchmarkReadSmallFile(b *testing.B) {
 	}
 	p := put(b, env.Cwd, "pkg/file.go", src.String())
 	raw := []byte(`{"file_path":"` + p + `"}`)
-	rd := New(Options{})
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		inv, err := rd.Parse(raw)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := inv.Run(ctx, env); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchRead(b, env, raw)
 }
 
 // BenchmarkReadLimit10OfLargeFile reads 10 lines of a 64 MiB file: the cost
@@ -40,18 +30,7 @@ func BenchmarkReadLimit10OfLargeFile(b *testing.B) {
 	line := strings.Repeat("abcdefgh", 8)[:63] + "\n"
 	p := put(b, env.Cwd, "big.log", strings.Repeat(line, (64<<20)/len(line)))
 	raw := []byte(`{"file_path":"` + p + `","limit":10}`)
-	rd := New(Options{})
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		inv, err := rd.Parse(raw)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := inv.Run(ctx, env); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchRead(b, env, raw)
 }
 
 // BenchmarkReadDeepPath is the small read seven directories down: each
@@ -61,6 +40,11 @@ func BenchmarkReadDeepPath(b *testing.B) {
 	env, _, _ := tooltest.Env(b)
 	p := put(b, env.Cwd, "a/b/c/d/e/f/file.go", strings.Repeat("\tsome line of code here\n", 40))
 	raw := []byte(`{"file_path":"` + p + `"}`)
+	benchRead(b, env, raw)
+}
+
+// benchRead parses and runs one Read input per iteration.
+func benchRead(b *testing.B, env *tool.Env, raw []byte) {
 	rd := New(Options{})
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -1,0 +1,181 @@
+package shells
+
+import (
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// State is where a shell is in its life.
+type State int
+
+const (
+	Running State = iota
+	// Completed: bash exited with status 0.
+	Completed
+	// Failed: bash exited with another status or was killed by a signal
+	// it was not sent through Kill.
+	Failed
+	// Killed: stopped through Kill or because its session closed.
+	Killed
+)
+
+func (s State) String() string {
+	switch s {
+	case Running:
+		return "running"
+	case Completed:
+		return "completed"
+	case Failed:
+		return "failed"
+	case Killed:
+		return "killed"
+	}
+	return "unknown"
+}
+
+// Info describes a shell.
+type Info struct {
+	ID          string
+	Command     string
+	Description string
+	Dir         string
+	// PID is bash's process id, which is also its process group id.
+	PID   int
+	State State
+	// ExitCode is bash's exit status once it has ended; a death by signal
+	// N counts as 128+N, as bash reports it. -1 while running.
+	ExitCode int
+	Started  time.Time
+	Ended    time.Time
+	// OutputBytes counts all the output the shell has written, including
+	// any part dropped by the cap.
+	OutputBytes int64
+}
+
+// shell is one background command.
+type shell struct {
+	id, command, description, dir string
+	pid                           int
+	started                       time.Time
+	out                           *spool
+	// done is closed once bash has been reaped, its group killed and its
+	// output collected.
+	done chan struct{}
+
+	mu sync.Mutex
+	// reaped is set once bash has been waited for: its pid may then be
+	// reused, so no signal is sent to it any more.
+	reaped   bool
+	killing  bool
+	state    State
+	exitCode int
+	ended    time.Time
+
+	// readMu serialises reads, so that two readers never get the same
+	// output; cursor is the offset where the next read starts.
+	readMu sync.Mutex
+	cursor int64
+}
+
+func (sh *shell) info() Info {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	v := sh.out.snapshot()
+	code := sh.exitCode
+	if sh.state == Running {
+		code = -1
+	}
+	return Info{
+		ID: sh.id, Command: sh.command, Description: sh.description, Dir: sh.dir,
+		PID: sh.pid, State: sh.state, ExitCode: code,
+		Started: sh.started, Ended: sh.ended, OutputBytes: v.total,
+	}
+}
+
+// kill sends SIGKILL to the shell's process group. It reports false when
+// bash had already ended.
+func (sh *shell) kill() bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.reaped {
+		return false
+	}
+	sh.killing = true
+	killGroup(sh.pid)
+	return true
+}
+
+// copyOutput moves the shell's output from the pipe to the spool until
+// every writer has closed it (or the pipe is closed under it).
+func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
+	defer close(copied)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			sh.out.write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait reaps bash, kills what is left of its process group (a shell ends
+// with its command, as a foreground Bash call does), collects the last of
+// the output and records how the shell ended.
+func (sh *shell) wait(cmd *exec.Cmd, r *os.File, copied <-chan struct{}) {
+	cmd.Wait()
+	sh.mu.Lock()
+	sh.reaped = true
+	// While any member lives, the group id cannot be reused; Linux hands
+	// out pids in sequence, so it is not reused the moment bash is reaped
+	// either.
+	killGroup(sh.pid)
+	sh.mu.Unlock()
+	timer := time.NewTimer(pipeGrace)
+	select {
+	case <-copied:
+	case <-timer.C:
+		// Closing the read end makes the pending read fail.
+		r.Close()
+		<-copied
+	}
+	timer.Stop()
+	r.Close()
+	sh.out.finish()
+
+	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	code := status.ExitStatus()
+	if status.Signaled() {
+		code = 128 + int(status.Signal())
+	}
+	sh.mu.Lock()
+	sh.exitCode = code
+	sh.ended = time.Now()
+	switch {
+	case sh.killing:
+		sh.state = Killed
+	case code == 0:
+		sh.state = Completed
+	default:
+		sh.state = Failed
+	}
+	sh.mu.Unlock()
+	close(sh.done)
+	sh.out.notify()
+}
+
+// remove deletes the shell's output files. The shell must have ended.
+func (sh *shell) remove() error {
+	return os.RemoveAll(sh.out.dir)
+}
+
+// killGroup sends SIGKILL to the process group pgid; a group that is gone
+// already is no error.
+func killGroup(pgid int) {
+	syscall.Kill(-pgid, syscall.SIGKILL)
+}

@@ -1,0 +1,141 @@
+package shells
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Spec is what to start.
+type Spec struct {
+	// Path is the program (bash) and Args its argv, Args[0] included.
+	Path string
+	Args []string
+	// Dir is the working directory; Env the whole environment (nil means
+	// empty, never toold's own).
+	Dir string
+	Env []string
+	// Command and Description are kept for listings and messages.
+	Command     string
+	Description string
+}
+
+// Start runs spec in its own process group with standard input empty and
+// standard output and error going, interleaved, to the shell's spool. It
+// returns at once.
+func (r *Registry) Start(sessionID string, spec Spec) (Info, error) {
+	if spec.Path == "" || len(spec.Args) == 0 {
+		return Info{}, errors.New("shells: no program to start")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return Info{}, ErrClosed
+	}
+	sess := r.sessions[sessionID]
+	if len(sess) >= r.maxShells && !r.evictLocked(sess) {
+		return Info{}, fmt.Errorf("%w: this session already has %d running", ErrLimit, len(sess))
+	}
+	id, dir, err := r.makeDir()
+	if err != nil {
+		return Info{}, err
+	}
+	sh, err := startShell(id, dir, r.capBytes, spec)
+	if err != nil {
+		os.RemoveAll(dir)
+		return Info{}, err
+	}
+	if sess == nil {
+		sess = make(map[string]*shell)
+		r.sessions[sessionID] = sess
+	}
+	sess[id] = sh
+	return sh.info(), nil
+}
+
+// evictLocked forgets the session's shell that ended first, to make room.
+// It reports false when every shell is still running.
+func (r *Registry) evictLocked(sess map[string]*shell) bool {
+	var oldest *shell
+	var oldestEnd time.Time
+	for _, sh := range sess {
+		info := sh.info()
+		if info.State == Running {
+			continue
+		}
+		if oldest == nil || info.Ended.Before(oldestEnd) {
+			oldest, oldestEnd = sh, info.Ended
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	delete(sess, oldest.id)
+	oldest.remove()
+	return true
+}
+
+// makeDir picks a fresh id and makes the shell's output directory.
+func (r *Registry) makeDir() (string, string, error) {
+	for {
+		var b [6]byte
+		rand.Read(b[:])
+		id := "bash_" + hex.EncodeToString(b[:])
+		dir := filepath.Join(r.dir, id)
+		err := os.Mkdir(dir, 0o700)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("shells: output directory: %w", err)
+		}
+		return id, dir, nil
+	}
+}
+
+func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
+	env := spec.Env
+	if env == nil {
+		// A nil Env would hand toold's own environment to the command.
+		env = []string{}
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("shells: output pipe: %w", err)
+	}
+	cmd := &exec.Cmd{
+		Path:        spec.Path,
+		Args:        spec.Args,
+		Dir:         spec.Dir,
+		Env:         env,
+		Stdout:      pw,
+		Stderr:      pw,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = cmd.Start()
+	// The child holds its own copy of the write end; ours must go so that
+	// the read end sees EOF when the last process writing to it ends.
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return nil, err
+	}
+	sh := &shell{
+		id: id, command: spec.Command, description: spec.Description, dir: spec.Dir,
+		pid:     cmd.Process.Pid,
+		started: time.Now(),
+		out:     newSpool(dir, capBytes),
+		done:    make(chan struct{}),
+	}
+	copied := make(chan struct{})
+	go sh.copyOutput(pr, copied)
+	go sh.wait(cmd, pr, copied)
+	return sh, nil
+}

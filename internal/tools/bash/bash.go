@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/shells"
 )
 
 const (
@@ -35,11 +36,15 @@ type Options struct {
 	// TempDir is where the tool makes its private directory for per-call
 	// files. Empty: /dev/shm if usable, else os.TempDir().
 	TempDir string
+	// Shells keeps the commands run with run_in_background. Nil: the
+	// tool has no run_in_background field.
+	Shells *shells.Registry
 }
 
 type bashTool struct {
 	bash     string
 	stateDir string
+	shells   *shells.Registry
 	// initErr says why the tool cannot run commands (no bash, no private
 	// directory); every call reports it.
 	initErr error
@@ -48,7 +53,7 @@ type bashTool struct {
 // New returns the Bash tool. A missing bash or an unusable temporary
 // directory does not fail New: each call then reports the problem.
 func New(opts Options) tool.Tool {
-	t := &bashTool{bash: opts.BashPath}
+	t := &bashTool{bash: opts.BashPath, shells: opts.Shells}
 	if t.bash == "" {
 		p, err := exec.LookPath("bash")
 		if err != nil {
@@ -84,6 +89,9 @@ func privateDir(base string) (string, error) {
 }
 
 func (t *bashTool) Definition() tool.Definition {
+	if t.shells != nil {
+		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema}
+	}
 	return tool.Definition{
 		Name:        "Bash",
 		Description: description,
@@ -92,9 +100,10 @@ func (t *bashTool) Definition() tool.Definition {
 }
 
 type input struct {
-	Command     string   `json:"command"`
-	Timeout     *float64 `json:"timeout"`
-	Description string   `json:"description"`
+	Command         string   `json:"command"`
+	Timeout         *float64 `json:"timeout"`
+	Description     string   `json:"description"`
+	RunInBackground bool     `json:"run_in_background"`
 }
 
 func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
@@ -124,6 +133,7 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		command:     in.Command,
 		description: in.Description,
 		timeout:     timeout,
+		background:  in.RunInBackground,
 		class:       classify(in.Command),
 	}, nil
 }
@@ -134,7 +144,9 @@ type call struct {
 	command     string
 	description string
 	timeout     time.Duration
-	class       classification
+	// background: run_in_background; the timeout does not apply.
+	background bool
+	class      classification
 }
 
 func (c *call) Traits() tool.Traits {
@@ -150,8 +162,12 @@ func (c *call) Activity() tool.Activity {
 	if strings.TrimSpace(text) == "" {
 		text = c.command
 	}
+	verb := "Run: "
+	if c.background {
+		verb = "Run in background: "
+	}
 	return tool.Activity{
-		Summary: "Run: " + summaryLine(text, 80),
+		Summary: verb + summaryLine(text, 80),
 		Search:  c.class.search,
 		Read:    c.class.read,
 		List:    c.class.list,

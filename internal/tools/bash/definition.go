@@ -37,3 +37,39 @@ var inputSchema = json.RawMessage(`{
   "required": ["command"],
   "additionalProperties": false
 }`)
+
+// backgroundNote is the usage note added to the description when the
+// server keeps background shells.
+const backgroundNote = `
+- run_in_background: true starts the command and returns at once with its shell ID, without waiting for it to end: use it for servers, watchers and long builds or test runs. Read what the command prints with the TaskOutput tool (each call returns what was written since the previous one; block waits for the command to finish) and stop it with the KillShell tool. The timeout does not apply: the command runs until it ends, is stopped, or the session is closed, and when it ends whatever it left running is killed. Do not add "&" to the command for this.`
+
+// runInBackgroundProperty is the schema of run_in_background, in the
+// words Claude Code documents for it.
+const runInBackgroundProperty = `{
+  "type": "boolean",
+  "description": "Set to true to run this command in the background. Use TaskOutput to read the output later."
+}`
+
+var (
+	backgroundDescription = description + backgroundNote
+	backgroundInputSchema = withProperty(inputSchema, "run_in_background", runInBackgroundProperty)
+)
+
+// withProperty returns schema with one more property.
+func withProperty(schema json.RawMessage, name, property string) json.RawMessage {
+	var s struct {
+		Type                 string                     `json:"type"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		Required             []string                   `json:"required"`
+		AdditionalProperties bool                       `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		panic("bash: input schema: " + err.Error())
+	}
+	s.Properties[name] = json.RawMessage(property)
+	out, err := json.Marshal(s)
+	if err != nil {
+		panic("bash: input schema: " + err.Error())
+	}
+	return out
+}

@@ -28,19 +28,15 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if t.initErr != nil {
 		return nil, tool.Errorf(tool.KindUnavailable, "%v", t.initErr)
 	}
-	cwd := env.Cwd
-	if cwd == "" {
-		cwd = env.Files.Primary()
+	if c.background {
+		return c.runBackground(ctx, env)
 	}
+	cwd := sessionDir(env)
 	progress := env.Progress
 	if progress == nil {
 		progress = tool.NopProgress{}
 	}
-	environ := env.Environ
-	if environ == nil {
-		// A nil Env would hand toold's own environment to the command.
-		environ = []string{}
-	}
+	environ := sessionEnviron(env)
 	script, prefix := c.command, ""
 	var cwdFile *os.File
 	if !c.class.keepsDir || shellInitIn(environ) {

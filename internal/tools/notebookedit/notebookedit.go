@@ -1,0 +1,80 @@
+// Package notebookedit implements the NotebookEdit tool: replace, insert or
+// delete one cell of a Jupyter notebook, keeping everything else in the file
+// as it was.
+package notebookedit
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/toold/toold/internal/tool"
+)
+
+// maxFileBytes is the largest notebook NotebookEdit changes; the file is
+// held in memory about twice while it is rewritten.
+const maxFileBytes = 64 << 20
+
+// New returns the NotebookEdit tool.
+func New() tool.Tool { return notebookEditTool{} }
+
+type notebookEditTool struct{}
+
+func (notebookEditTool) Definition() tool.Definition {
+	return tool.Definition{
+		Name:        "NotebookEdit",
+		Description: description,
+		InputSchema: json.RawMessage(inputSchema),
+	}
+}
+
+type input struct {
+	NotebookPath string `json:"notebook_path"`
+	CellID       string `json:"cell_id"`
+	NewSource    string `json:"new_source"`
+	CellType     string `json:"cell_type"`
+	EditMode     string `json:"edit_mode"`
+}
+
+func (notebookEditTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, tool.InvalidInputf("Invalid input for NotebookEdit: %v", err)
+	}
+	if in.NotebookPath == "" {
+		return nil, tool.InvalidInputf("notebook_path is empty: give the absolute path of the notebook to edit.")
+	}
+	if !strings.EqualFold(filepath.Ext(in.NotebookPath), ".ipynb") {
+		return nil, tool.InvalidInputf("%s is not a Jupyter notebook (.ipynb file). Use Edit or Write for other files.", in.NotebookPath)
+	}
+	if in.EditMode == "" {
+		in.EditMode = "replace"
+	}
+	switch in.EditMode {
+	case "replace", "delete":
+		if in.CellID == "" {
+			return nil, tool.InvalidInputf("cell_id is required for edit_mode %s: give the id of the cell, as Read shows it.", in.EditMode)
+		}
+	case "insert":
+		if in.CellType == "" {
+			return nil, tool.InvalidInputf("cell_type is required for edit_mode insert: code or markdown.")
+		}
+	default:
+		return nil, tool.InvalidInputf("edit_mode %q is not one of replace, insert, delete.", in.EditMode)
+	}
+	if in.CellType != "" && in.CellType != "code" && in.CellType != "markdown" {
+		return nil, tool.InvalidInputf("cell_type %q is not one of code, markdown.", in.CellType)
+	}
+	return &call{in: in}, nil
+}
+
+type call struct {
+	in input
+}
+
+// Traits are the zero value: the call must run alone and changes a file.
+func (c *call) Traits() tool.Traits { return tool.Traits{} }
+
+func (c *call) Activity() tool.Activity {
+	return tool.Activity{Summary: "Edit notebook " + c.in.NotebookPath}
+}

@@ -1,0 +1,107 @@
+package taskoutput
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/shells"
+)
+
+func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	opts := shells.ReadOptions{Filter: c.filter, MaxBytes: maxOutputBytes}
+	if c.block {
+		opts.Wait, opts.Until = c.wait, shells.UntilExit
+		if c.filter != nil {
+			opts.Until = shells.UntilOutput
+		}
+	}
+	out, err := c.tool.reg.Read(ctx, env.SessionID, c.id, opts)
+	switch {
+	case errors.Is(err, shells.ErrNotFound):
+		return nil, tool.InvalidInputf("%s", unknownShell(c.tool.reg, env.SessionID, c.id))
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		return nil, tool.Errorf(tool.KindInternal, "the output of %s could not be read: %v", c.id, err)
+	}
+	return result(out), nil
+}
+
+// result lays out a read the way the model reads a shell's state: status
+// and exit code in tags, then the output.
+func result(out shells.Output) *tool.Result {
+	info := out.Info
+	var b strings.Builder
+	fmt.Fprintf(&b, "<task_id>%s</task_id>\n<status>%s</status>\n", info.ID, info.State)
+	if info.State != shells.Running {
+		fmt.Fprintf(&b, "<exit_code>%d</exit_code>\n", info.ExitCode)
+	}
+	if out.TimedOut {
+		b.WriteString("<retrieval_status>timeout</retrieval_status>\n")
+	}
+	b.WriteString("<output>\n")
+	for _, note := range notes(out) {
+		b.WriteString(note + "\n")
+	}
+	switch {
+	case out.Text != "":
+		b.WriteString(strings.ToValidUTF8(strings.TrimSuffix(out.Text, "\n"), "\uFFFD") + "\n")
+	case info.State == shells.Running:
+		b.WriteString("(no new output)\n")
+	default:
+		b.WriteString("(no new output; the command has ended)\n")
+	}
+	b.WriteString("</output>")
+	r := tool.Text(b.String())
+	r.Meta = map[string]any{
+		"task_id":       info.ID,
+		"status":        info.State.String(),
+		"dropped_bytes": out.Dropped,
+		"omitted_bytes": out.Omitted,
+		"timed_out":     out.TimedOut,
+	}
+	if info.State != shells.Running {
+		r.Meta["exit_code"] = info.ExitCode
+	}
+	return r
+}
+
+// notes explain what the output leaves out.
+func notes(out shells.Output) []string {
+	var n []string
+	if out.Dropped > 0 {
+		n = append(n, "[Earlier output dropped: "+byteCount(out.Dropped)+" were written and removed before they were read, because a background shell keeps only the newest part of its output.]")
+	}
+	if out.Omitted > 0 {
+		n = append(n, "[Left out: the "+byteCount(out.Omitted)+" of new output before the newest "+strconv.Itoa(maxOutputBytes)+" bytes. Read more often or use filter to see everything.]")
+	}
+	if out.SaveErr != nil {
+		n = append(n, "[Part of the output could not be saved and is lost: "+out.SaveErr.Error()+"]")
+	}
+	return n
+}
+
+func byteCount(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// unknownShell is the error for an id the session does not have; it lists
+// the session's own shells, and nothing of any other session.
+func unknownShell(reg *shells.Registry, sessionID, id string) string {
+	list := reg.List(sessionID)
+	if len(list) == 0 {
+		return fmt.Sprintf("No background shell with ID %s: this session has none.", id)
+	}
+	names := make([]string, len(list))
+	for i, s := range list {
+		names[i] = s.ID + " (" + s.State.String() + ")"
+	}
+	return fmt.Sprintf("No background shell with ID %s. This session's shells: %s.", id, strings.Join(names, ", "))
+}

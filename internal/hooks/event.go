@@ -1,0 +1,83 @@
+package hooks
+
+// Event is a hook event name, spelled as in Claude Code's settings.
+type Event string
+
+// The events toold fires.
+const (
+	// PreToolUse runs after a call's input is validated and before its
+	// permission rules are evaluated; it can block the call or rewrite its
+	// input.
+	PreToolUse Event = "PreToolUse"
+	// PermissionRequest runs when a call would wait for an answer; it can
+	// give the answer.
+	PermissionRequest Event = "PermissionRequest"
+	// PostToolUse runs after a call succeeded.
+	PostToolUse Event = "PostToolUse"
+	// PostToolUseFailure runs after a call failed (not after a validation
+	// error or a denial).
+	PostToolUseFailure Event = "PostToolUseFailure"
+	// SessionStart runs when a session is created.
+	SessionStart Event = "SessionStart"
+	// SessionEnd runs when a session is deleted.
+	SessionEnd Event = "SessionEnd"
+)
+
+// Events lists the events toold fires.
+var Events = []Event{PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd}
+
+// inertEvents are documented Claude Code events that belong to the agent
+// loop, which lives in the orchestrator, not in toold: the prompt, the
+// model's turns, compaction, subagents, the terminal. Settings may
+// configure them (a team moves its settings file unchanged); their hooks
+// are parsed, reported by Config.Inert, and never run.
+var inertEvents = map[Event]string{
+	"UserPromptSubmit":    "prompts are the orchestrator's",
+	"UserPromptExpansion": "prompts are the orchestrator's",
+	"Stop":                "the model's turns are the orchestrator's",
+	"StopFailure":         "the model's turns are the orchestrator's",
+	"SubagentStart":       "subagents are the orchestrator's",
+	"SubagentStop":        "subagents are the orchestrator's",
+	"Notification":        "toold shows nothing to a user; permission requests go to the Execute stream",
+	"PreCompact":          "the context window is the orchestrator's",
+	"PostCompact":         "the context window is the orchestrator's",
+	"PermissionDenied":    "it fires for auto-mode classifier denials, and toold has no auto mode",
+	"PostToolBatch":       "it gates the next model call, which is the orchestrator's",
+	"Setup":               "toold has no installation step",
+	"InstructionsLoaded":  "instructions are the orchestrator's",
+	"ConfigChange":        "toold reads its settings once, at start",
+	"CwdChanged":          "not fired by toold",
+	"DirectoryAdded":      "not fired by toold",
+	"FileChanged":         "toold watches no files",
+	"WorktreeCreate":      "toold creates no worktrees",
+	"WorktreeRemove":      "toold creates no worktrees",
+	"TaskCreated":         "tasks are the orchestrator's",
+	"TaskCompleted":       "tasks are the orchestrator's",
+	"TeammateIdle":        "teammates are the orchestrator's",
+	"Elicitation":         "MCP elicitation is the orchestrator's",
+	"ElicitationResult":   "MCP elicitation is the orchestrator's",
+	"MessageDisplay":      "toold displays nothing",
+}
+
+// InertReason says why toold never fires a documented event, "" when it
+// does fire it or the name is not a documented event.
+func InertReason(e Event) string { return inertEvents[e] }
+
+func (e Event) fired() bool {
+	for _, f := range Events {
+		if e == f {
+			return true
+		}
+	}
+	return false
+}
+
+// toolEvent reports whether the event concerns one tool call: its matcher
+// is a tool name and `if` filters apply.
+func (e Event) toolEvent() bool {
+	switch e {
+	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure:
+		return true
+	}
+	return false
+}

@@ -167,3 +167,37 @@ func TestMerge(t *testing.T) {
 		t.Error("a disabled extra still merged")
 	}
 }
+
+func TestSessionEndBudget(t *testing.T) {
+	h := func(d time.Duration) task {
+		tk := task{handler: &Handler{Timeout: d}, timeout: d}
+		if d == 0 {
+			tk.timeout = DefaultTimeout
+		}
+		return tk
+	}
+	cases := []struct {
+		set  []time.Duration
+		want time.Duration
+	}{
+		{[]time.Duration{0, 0}, 1500 * time.Millisecond},
+		{[]time.Duration{0, 10 * time.Second}, 10 * time.Second},
+		{[]time.Duration{5 * time.Minute}, 60 * time.Second},
+	}
+	for _, c := range cases {
+		var tasks []task
+		for _, d := range c.set {
+			tasks = append(tasks, h(d))
+		}
+		shareSessionEndBudget(tasks)
+		for i, tk := range tasks {
+			want := c.want
+			if c.set[i] != 0 && c.set[i] < want {
+				want = c.set[i]
+			}
+			if tk.timeout != want {
+				t.Errorf("%v: hook %d gets %s, want %s", c.set, i, tk.timeout, want)
+			}
+		}
+	}
+}

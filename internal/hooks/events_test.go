@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -155,7 +156,7 @@ func TestMatchersSelectHooks(t *testing.T) {
 	}
 	for tool, want := range cases {
 		got := run(tool)
-		sortStrings(got)
+		sort.Strings(got)
 		if strings.Join(got, " ") != want {
 			t.Errorf("%s ran %q, want %q", tool, got, want)
 		}
@@ -235,7 +236,7 @@ func TestOnceAndAsync(t *testing.T) {
 func TestWorkspaceSettings(t *testing.T) {
 	f := newFixture(t)
 	writeFile(t, filepath.Join(f.workspace, ".claude/settings.json"), settings(PreToolUse, "Bash", command(`echo "repo says no" >&2; exit 2`)), 0o644)
-	writeFile(t, filepath.Join(f.workspace, ".claude/settings.local.json"), settings(PreToolUse, "Bash", command(`echo "local says ask"; echo '{"hookSpecificOutput":{"permissionDecision":"ask"}}' >/dev/null`)), 0o644)
+	writeFile(t, filepath.Join(f.workspace, ".claude/settings.local.json"), settings(PreToolUse, "Bash", command(`echo "local note"`)), 0o644)
 	operator := settings(PreToolUse, "Bash", command(`echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`))
 
 	if o := pre(t, f.runner(operator), f.bash("ls")); o.Decision != Allow || len(o.Reports) != 1 {
@@ -266,13 +267,5 @@ func TestBadWorkspaceSettingsAreAnError(t *testing.T) {
 	_, err := r.PreToolUse(ctx(t), f.bash("ls"))
 	if err == nil || !strings.Contains(err.Error(), "hooks.PreToolUse[0].hooks[0].command") {
 		t.Errorf("err = %v", err)
-	}
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
 	}
 }

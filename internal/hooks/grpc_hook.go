@@ -65,6 +65,9 @@ func (r *Runner) conn(h *Handler) (*grpc.ClientConn, error) {
 	key := h.key()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errors.New("the hook runner is closed")
+	}
 	if c, ok := r.conns[key]; ok {
 		return c, nil
 	}

@@ -83,7 +83,6 @@ type shell struct {
 func (sh *shell) info() Info {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	v := sh.out.snapshot()
 	code := sh.exitCode
 	if sh.state == Running {
 		code = -1
@@ -91,7 +90,7 @@ func (sh *shell) info() Info {
 	return Info{
 		ID: sh.id, Command: sh.command, Description: sh.description, Dir: sh.dir,
 		PID: sh.pid, State: sh.state, ExitCode: code,
-		Started: sh.started, Ended: sh.ended, OutputBytes: v.total,
+		Started: sh.started, Ended: sh.ended, OutputBytes: sh.out.written(),
 	}
 }
 
@@ -148,10 +147,13 @@ func (sh *shell) wait(cmd *exec.Cmd, r *os.File, copied <-chan struct{}) {
 	r.Close()
 	sh.out.finish()
 
-	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	code := status.ExitStatus()
-	if status.Signaled() {
-		code = 128 + int(status.Signal())
+	code := -1 // bash could not be waited for, which leaves its status unknown
+	if ps := cmd.ProcessState; ps != nil {
+		status, _ := ps.Sys().(syscall.WaitStatus)
+		code = status.ExitStatus()
+		if status.Signaled() {
+			code = 128 + int(status.Signal())
+		}
 	}
 	sh.mu.Lock()
 	sh.exitCode = code

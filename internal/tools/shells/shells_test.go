@@ -3,10 +3,12 @@ package shells
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -363,5 +365,29 @@ func TestStartFailure(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(r.dir); len(entries) != 0 {
 		t.Fatalf("a failed start left %d entries on disk", len(entries))
+	}
+}
+
+func TestProcessThatLeftTheGroupDoesNotHoldTheShell(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	r := newRegistry(t, Options{})
+	// The escaped sleep keeps the output pipe open after bash has exited.
+	// bash waits until it has its own session (field 6 of its stat), so
+	// that the group kill at bash's exit does not catch it first.
+	info, _ := start(t, r, "s1", `setsid sleep 300 & while [ "$(cut -d' ' -f6 /proc/$!/stat)" != $! ]; do sleep 0.01; done; echo $!`)
+	out := waitExit(t, r, "s1", info.ID)
+	pid, err := strconv.Atoi(strings.TrimSpace(out.Text))
+	if err != nil {
+		t.Fatalf("output %q", out.Text)
+	}
+	// It left the group, so killing the group does not reach it.
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if out.Info.State != Completed {
+		t.Fatalf("state %v", out.Info.State)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+		t.Fatalf("the escaped process is gone, so it held nothing open: %v", err)
 	}
 }

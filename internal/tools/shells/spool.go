@@ -150,6 +150,13 @@ func (sp *spool) waitChan() <-chan struct{} {
 	return sp.changed
 }
 
+// written returns how many bytes have been written in all.
+func (sp *spool) written() int64 {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.total
+}
+
 // view is what a reader sees of the spool at one moment.
 type view struct {
 	segs   []segment

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tool/tooltest"
 	"github.com/toold/toold/internal/tools/shells"
@@ -75,6 +77,24 @@ func TestBackgroundSchema(t *testing.T) {
 		}
 		if len(s.Properties) < 3 || len(s.Required) != 1 || s.AdditionalProperties == nil || *s.AdditionalProperties {
 			t.Errorf("schema lost its other parts: %s", d.InputSchema)
+		}
+		// Compiled as the engine does (draft 2020-12).
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		if err := c.AddResource("toold:///t.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := c.Compile("toold:///t.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"command":"npm run dev","run_in_background":true}`))
+		if err := sch.Validate(in); (err == nil) != tc.want {
+			t.Errorf("with shells %v: a background call validates as %v", tc.want, err)
 		}
 	}
 }

@@ -107,4 +107,6 @@ type Store interface {
 	ReadStamp(ctx context.Context, id, path string) (FileStamp, bool, error)
 	// Close releases the backend. It is called last at shutdown.
 	Close() error
+
+	Journal
 }

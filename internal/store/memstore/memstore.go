@@ -23,6 +23,7 @@ type entry struct {
 	s       *store.Session
 	stamps  map[string]store.FileStamp
 	denials []time.Time // ascending
+	calls   map[string]*call
 }
 
 // New returns an empty store.
@@ -53,10 +54,14 @@ func (m *Store) GetSession(_ context.Context, id string) (*store.Session, error)
 func (m *Store) DeleteSession(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.sessions[id]; !ok {
+	e, ok := m.sessions[id]
+	if !ok {
 		return notFound(id)
 	}
 	delete(m.sessions, id)
+	for _, c := range e.calls {
+		c.notify()
+	}
 	return nil
 }
 

@@ -12,10 +12,19 @@ import (
 //	<prefix>{s:<id>}:session   string, the session as JSON (codec.go)
 //	<prefix>{s:<id>}:stamps    hash, path -> file stamp JSON
 //	<prefix>{s:<id>}:denials   sorted set, score = time in microseconds
+//	<prefix>{s:<id>}:calls     sorted set of tool_use_ids, score = when
+//	                           their record expires (ms); lets DeleteSession
+//	                           find the call records
+//	<prefix>{s:<id>}:call:<tool_use_id>  hash, a call's journal record:
+//	                           fp, owner, st (r running, d done), lease (ms),
+//	                           seq (the last stored event)
+//	<prefix>{s:<id>}:ev:<tool_use_id>    stream of the call's events, entry
+//	                           id 0-<seq>, fields d (data) and f (final)
 //
 // The prefix may not contain braces, or the hash tag would be taken from it.
 type keys struct {
-	session, stamps, denials string
+	base                            string
+	session, stamps, denials, calls string
 }
 
 // maxIDLen bounds the key length; session ids are much shorter.
@@ -30,13 +39,22 @@ func (s *Store) keys(id string) (keys, error) {
 	}
 	base := s.opts.KeyPrefix + "{s:" + id + "}:"
 	return keys{
+		base:    base,
 		session: base + "session",
 		stamps:  base + "stamps",
 		denials: base + "denials",
+		calls:   base + "calls",
 	}, nil
 }
 
-func (k keys) all() []string { return []string{k.session, k.stamps, k.denials} }
+func (k keys) all() []string { return []string{k.session, k.stamps, k.denials, k.calls} }
+
+// call returns the record and stream keys of one call. A tool_use_id may
+// hold any bytes: the hash tag is taken from the first braces, which are
+// the session's.
+func (k keys) call(toolUseID string) (record, stream string) {
+	return k.base + "call:" + toolUseID, k.base + "ev:" + toolUseID
+}
 
 func validID(id string) bool {
 	if id == "" || len(id) > maxIDLen {

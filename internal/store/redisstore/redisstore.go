@@ -204,7 +204,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *store.Session) error {
 	if err != nil {
 		return fmt.Errorf("redis: encode session %s: %w", sess.ID, err)
 	}
-	v, err := s.run(ctx, scriptCreate, sess.ID, k, data)
+	v, err := s.run(ctx, scriptCreate, sess.ID, k, data, k.base)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.run(ctx, scriptDelete, id, k)
+	v, err := s.run(ctx, scriptDelete, id, k, k.base)
 	if err != nil {
 		return err
 	}
@@ -307,6 +307,7 @@ func (s *Store) tryUpdate(ctx context.Context, id string, k keys, fn func(*store
 			p.Set(ctx, k.session, data, ttl)
 			p.PExpire(ctx, k.stamps, ttl)
 			p.PExpire(ctx, k.denials, ttl)
+			p.PExpire(ctx, k.calls, ttl)
 			return nil
 		})
 		out = c

@@ -85,6 +85,10 @@ func TestTTLRefresh(t *testing.T) {
 	if _, err := s.RecordDenial(ctx, "s1", now, time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	calls := store.CallTimes{Lease: time.Minute, Keep: time.Hour}
+	if _, _, err := s.BeginCalls(ctx, "s1", "o", []store.Claim{{ToolUseID: "a", Fingerprint: "f"}}, calls); err != nil {
+		t.Fatal(err)
+	}
 	uses := []struct {
 		name string
 		fn   func() error
@@ -99,6 +103,13 @@ func TestTTLRefresh(t *testing.T) {
 		{"ReadStamp", func() error { _, _, err := s.ReadStamp(ctx, "s1", "/ws/a"); return err }},
 		{"RecordDenial", func() error { _, err := s.RecordDenial(ctx, "s1", now, time.Minute); return err }},
 		{"CountDenials", func() error { _, err := s.CountDenials(ctx, "s1", now, time.Minute); return err }},
+		{"BeginCalls", func() error {
+			_, _, err := s.BeginCalls(ctx, "s1", "o", []store.Claim{{ToolUseID: "b", Fingerprint: "f"}}, calls)
+			return err
+		}},
+		{"FinishCall", func() error {
+			return s.FinishCall(ctx, store.CallRef{SessionID: "s1", ToolUseID: "b"}, "o", nil, store.Effects{}, calls)
+		}},
 	}
 	for _, u := range uses {
 		for _, key := range k.all() {

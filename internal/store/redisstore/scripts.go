@@ -9,9 +9,15 @@ import "github.com/redis/go-redis/v9"
 // Calling convention, the same for every script:
 //
 //	KEYS[1] = session (string, JSON)   KEYS[2] = stamps (hash)
-//	KEYS[3] = denials (sorted set)     ARGV[1] = idle TTL in milliseconds
+//	KEYS[3] = denials (sorted set)     KEYS[4] = calls (sorted set)
+//	ARGV[1] = idle TTL in milliseconds
 //
-// All three keys share one Cluster hash tag (see keys.go), so a script may
+// The call journal's scripts add the keys of calls after these, and some
+// compute the keys of a call from ARGV (the session's key base and a
+// tool_use_id): those keys carry the session's hash tag too, so they are in
+// the same slot as the declared ones.
+//
+// All these keys share one Cluster hash tag (see keys.go), so a script may
 // touch them together on a Cluster too. A script that finds no session key
 // returns false (a nil reply, redis.Nil in Go), which the store turns into
 // store.ErrNotFound; anything else Redis answers with an error becomes
@@ -24,22 +30,36 @@ import "github.com/redis/go-redis/v9"
 // back to EVAL on NOSCRIPT, e.g. after a failover to a replica whose script
 // cache is empty; Open preloads them with SCRIPT LOAD.
 
-// touch refreshes the idle TTL of every key of the session. PEXPIRE on an
-// absent key (no stamps yet) does nothing.
+// touch refreshes the idle TTL of the session's own keys (not its calls',
+// which live for their keep time). PEXPIRE on an absent key (no stamps yet)
+// does nothing.
 const touch = `
 local function touch()
-  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 end
 `
 
-// scriptCreate: ARGV[2] = session JSON. Returns 1, or 0 if the id is taken.
-// Stale stamps or denials of an earlier session under the same id (they
-// cannot outlive it, but a new session must start clean) are dropped.
-var scriptCreate = redis.NewScript(`
+// dropCalls deletes the records and streams of the calls listed in
+// KEYS[4]; base is the session's key base.
+const dropCalls = `
+local function dropCalls(base)
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+    redis.call('DEL', base .. 'call:' .. id, base .. 'ev:' .. id)
+  end
+  redis.call('DEL', KEYS[4])
+end
+`
+
+// scriptCreate: ARGV[2] = session JSON, ARGV[3] = key base. Returns 1, or 0
+// if the id is taken. Stale stamps, denials or calls of an earlier session
+// under the same id (calls may outlive it by their keep time) are dropped:
+// a new session starts clean.
+var scriptCreate = redis.NewScript(dropCalls + `
 if not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[1]) then
   return 0
 end
 redis.call('DEL', KEYS[2], KEYS[3])
+dropCalls(ARGV[3])
 return 1
 `)
 
@@ -51,11 +71,12 @@ touch()
 return v
 `)
 
-// scriptDelete drops all keys of the session; returns 1, or 0 if the session
-// key was absent.
-var scriptDelete = redis.NewScript(`
+// scriptDelete drops all keys of the session and its calls; ARGV[2] = key
+// base. Returns 1, or 0 if the session key was absent.
+var scriptDelete = redis.NewScript(dropCalls + `
 local n = redis.call('EXISTS', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+dropCalls(ARGV[2])
 return n
 `)
 
@@ -124,9 +145,159 @@ redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `)
 
+// nowMs reads Redis' clock: leases are compared on one clock whichever
+// replica wrote them. Redis 7 replicates a script's effects, not the script,
+// so reading TIME before writing is allowed.
+const nowMs = `
+local function nowMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`
+
+// appendEvents adds events to a call's stream, skipping those at or below
+// the record's seq (a retried append), trims the stream to about cap
+// entries and gives it the record's remaining lifetime. args holds
+// (seq, data, final) triples from index i on.
+const appendEvents = `
+local function appendEvents(rec, stream, cap, args, i)
+  local last = tonumber(redis.call('HGET', rec, 'seq') or '0')
+  while i + 2 <= #args do
+    local seq = tonumber(args[i])
+    if seq > last then
+      if args[i + 2] == '1' then
+        redis.call('XADD', stream, 'MAXLEN', '~', cap, '0-' .. seq, 'd', args[i + 1], 'f', '1')
+      else
+        redis.call('XADD', stream, 'MAXLEN', '~', cap, '0-' .. seq, 'd', args[i + 1])
+      end
+      last = seq
+    end
+    i = i + 3
+  end
+  redis.call('HSET', rec, 'seq', last)
+  local ttl = redis.call('PTTL', rec)
+  if ttl > 0 then redis.call('PEXPIRE', stream, ttl) end
+end
+`
+
+// scriptBeginCalls returns the session and claims calls in one step.
+// KEYS[5..] = the record of each call; ARGV[2] = owner, ARGV[3] = lease ms,
+// ARGV[4] = keep ms, then (tool_use_id, fingerprint) pairs. Returns nil
+// without a session; {0, i} when call i was used with another fingerprint
+// (nothing is claimed); else {1, session JSON, status...} with status 0 =
+// claimed by this owner, 1 = running elsewhere, 2 = done.
+var scriptBeginCalls = redis.NewScript(touch + nowMs + `
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+local now = nowMs()
+local n = #KEYS - 4
+local st = {}
+for i = 1, n do
+  local r = redis.call('HMGET', KEYS[4 + i], 'fp', 'owner', 'st')
+  if r[1] then
+    if r[1] ~= ARGV[4 + 2 * i] then return {0, i} end
+    if r[3] == 'd' then st[i] = 2
+    elseif r[2] == ARGV[2] then st[i] = 0
+    else st[i] = 1 end
+  else
+    st[i] = -1
+  end
+end
+local expires = now + tonumber(ARGV[4])
+for i = 1, n do
+  if st[i] == -1 then
+    redis.call('HSET', KEYS[4 + i], 'fp', ARGV[4 + 2 * i], 'owner', ARGV[2], 'st', 'r',
+      'lease', now + tonumber(ARGV[3]), 'seq', 0)
+    redis.call('PEXPIRE', KEYS[4 + i], ARGV[4])
+    redis.call('ZADD', KEYS[4], expires, ARGV[3 + 2 * i])
+    st[i] = 0
+  end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+touch()
+local out = {1, v}
+for i = 1, n do out[#out + 1] = st[i] end
+return out
+`)
+
+// scriptAppendEvents: KEYS[1] = record, KEYS[2] = stream; ARGV[1] = owner,
+// ARGV[2] = cap, then (seq, data, final) triples. Returns 1, or 0 when the
+// owner does not hold a running call.
+var scriptAppendEvents = redis.NewScript(appendEvents + `
+local r = redis.call('HMGET', KEYS[1], 'owner', 'st')
+if r[1] ~= ARGV[1] or r[2] ~= 'r' then return 0 end
+appendEvents(KEYS[1], KEYS[2], ARGV[2], ARGV, 3)
+return 1
+`)
+
+// scriptFinishCall: the session keys, KEYS[5] = record, KEYS[6] = stream;
+// ARGV[2] = owner, ARGV[3] = cap, ARGV[4] = keep ms, ARGV[5] = tool_use_id,
+// ARGV[6] = new cwd or "", ARGV[7] = n, then n (path, stamp) pairs, then
+// (seq, data, final) triples. Returns nil without a session, 0 when the
+// owner may not finish the call (not its own, and its lease has not lapsed,
+// or not running), else 1.
+var scriptFinishCall = redis.NewScript(touch + nowMs + appendEvents + `
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+local r = redis.call('HMGET', KEYS[5], 'owner', 'st', 'lease')
+if r[2] ~= 'r' then return 0 end
+if r[1] ~= ARGV[2] and tonumber(r[3]) >= nowMs() then return 0 end
+local n = tonumber(ARGV[7])
+for i = 0, n - 1 do
+  redis.call('HSET', KEYS[2], ARGV[8 + 2 * i], ARGV[9 + 2 * i])
+end
+if ARGV[6] ~= '' then
+  local s = cjson.decode(v)
+  s['cwd'] = ARGV[6]
+  redis.call('SET', KEYS[1], cjson.encode(s), 'PX', ARGV[1])
+end
+redis.call('HSET', KEYS[5], 'st', 'd')
+redis.call('PEXPIRE', KEYS[5], ARGV[4])
+appendEvents(KEYS[5], KEYS[6], ARGV[3], ARGV, 8 + 2 * n)
+redis.call('ZADD', KEYS[4], nowMs() + tonumber(ARGV[4]), ARGV[5])
+touch()
+return 1
+`)
+
+// scriptReleaseCall: KEYS[1] = record, KEYS[2] = stream, KEYS[3] = calls;
+// ARGV[1] = owner, ARGV[2] = tool_use_id. Drops a running call the owner
+// holds; returns 1, or 0 when it left the call alone.
+var scriptReleaseCall = redis.NewScript(`
+local r = redis.call('HMGET', KEYS[1], 'owner', 'st')
+if r[1] ~= ARGV[1] or r[2] ~= 'r' then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
+return 1
+`)
+
+// scriptRenewLease: KEYS[1] = record; ARGV[1] = owner, ARGV[2] = lease ms.
+var scriptRenewLease = redis.NewScript(nowMs + `
+local r = redis.call('HMGET', KEYS[1], 'owner', 'st')
+if r[1] ~= ARGV[1] or r[2] ~= 'r' then return 0 end
+redis.call('HSET', KEYS[1], 'lease', nowMs() + tonumber(ARGV[2]))
+return 1
+`)
+
+// scriptReadEvents: KEYS[1] = session, KEYS[2] = record, KEYS[3] = stream;
+// ARGV[1] = after (seq). Returns nil without a session, else {status,
+// expired, entries} with status 0 absent, 1 running, 2 done, expired 1 when
+// a running call's lease has lapsed, and entries as XRANGE gives them.
+var scriptReadEvents = redis.NewScript(nowMs + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local r = redis.call('HMGET', KEYS[2], 'st', 'lease')
+if not r[1] then return {0, 0, {}} end
+local st, expired = 2, 0
+if r[1] == 'r' then
+  st = 1
+  if tonumber(r[2]) < nowMs() then expired = 1 end
+end
+return {st, expired, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[1], '+')}
+`)
+
 // allScripts are preloaded by Open.
 var allScripts = []*redis.Script{
 	scriptCreate, scriptGet, scriptDelete, scriptSetCwd,
 	scriptRecordRead, scriptReadStamp, scriptRecordDenial, scriptCountDenials,
-	scriptResolve,
+	scriptResolve, scriptBeginCalls, scriptAppendEvents, scriptFinishCall,
+	scriptReleaseCall, scriptRenewLease, scriptReadEvents,
 }

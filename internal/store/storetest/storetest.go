@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"UpdateKeepsIDAndRevision", testUpdateKeepsID},
 		{"ZeroTimesRoundTrip", testZeroTimes},
 	}
+	tests = append(tests, journalTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)

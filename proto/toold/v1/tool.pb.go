@@ -321,7 +321,10 @@ type ExecuteRequest struct {
 	// The session the calls run in.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// One or more calls, in the order the model made them.
-	Calls         []*ToolCall `protobuf:"bytes,2,rep,name=calls,proto3" json:"calls,omitempty"`
+	Calls []*ToolCall `protobuf:"bytes,2,rep,name=calls,proto3" json:"calls,omitempty"`
+	// When set, the calls go on when the client disconnects; Attach follows
+	// them. Deleting the session or stopping the server still stops them.
+	Detached      bool `protobuf:"varint,3,opt,name=detached,proto3" json:"detached,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -370,6 +373,77 @@ func (x *ExecuteRequest) GetCalls() []*ToolCall {
 	return nil
 }
 
+func (x *ExecuteRequest) GetDetached() bool {
+	if x != nil {
+		return x.Detached
+	}
+	return false
+}
+
+// AttachRequest names the call to follow.
+type AttachRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the call belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The call's tool_use_id.
+	ToolUseId string `protobuf:"bytes,2,opt,name=tool_use_id,json=toolUseId,proto3" json:"tool_use_id,omitempty"`
+	// Only events with a greater sequence number are sent; 0 for all.
+	AfterSeq      int64 `protobuf:"varint,3,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachRequest) Reset() {
+	*x = AttachRequest{}
+	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachRequest) ProtoMessage() {}
+
+func (x *AttachRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
+func (*AttachRequest) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *AttachRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *AttachRequest) GetToolUseId() string {
+	if x != nil {
+		return x.ToolUseId
+	}
+	return ""
+}
+
+func (x *AttachRequest) GetAfterSeq() int64 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
 // ToolCall is one tool_use block.
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -388,7 +462,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	mi := &file_toold_v1_tool_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +474,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	mi := &file_toold_v1_tool_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +487,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{4}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ToolCall) GetToolUseId() string {
@@ -458,14 +532,21 @@ type ExecuteEvent struct {
 	//	*ExecuteEvent_Result
 	//	*ExecuteEvent_PermissionRequest
 	//	*ExecuteEvent_Decision
-	Event         isExecuteEvent_Event `protobuf_oneof:"event"`
+	Event isExecuteEvent_Event `protobuf_oneof:"event"`
+	// The event's number within its call: 1, 2, 3, ... Attach resumes after
+	// one. The oldest progress events of a very long call may have been
+	// dropped from storage; a gap in the numbers shows it.
+	Seq int64 `protobuf:"varint,7,opt,name=seq,proto3" json:"seq,omitempty"`
+	// The event comes from storage: the call ran before (or runs elsewhere)
+	// and was not run again for this request.
+	Replayed      bool `protobuf:"varint,8,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecuteEvent) Reset() {
 	*x = ExecuteEvent{}
-	mi := &file_toold_v1_tool_proto_msgTypes[5]
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -477,7 +558,7 @@ func (x *ExecuteEvent) String() string {
 func (*ExecuteEvent) ProtoMessage() {}
 
 func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[5]
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -490,7 +571,7 @@ func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteEvent.ProtoReflect.Descriptor instead.
 func (*ExecuteEvent) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{5}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ExecuteEvent) GetToolUseId() string {
@@ -550,6 +631,20 @@ func (x *ExecuteEvent) GetDecision() *Decision {
 		}
 	}
 	return nil
+}
+
+func (x *ExecuteEvent) GetSeq() int64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *ExecuteEvent) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
 }
 
 type isExecuteEvent_Event interface {
@@ -614,7 +709,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +721,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +734,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Decision) GetBehavior() Behavior {
@@ -703,7 +798,7 @@ type PartDecision struct {
 
 func (x *PartDecision) Reset() {
 	*x = PartDecision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -715,7 +810,7 @@ func (x *PartDecision) String() string {
 func (*PartDecision) ProtoMessage() {}
 
 func (x *PartDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -728,7 +823,7 @@ func (x *PartDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartDecision.ProtoReflect.Descriptor instead.
 func (*PartDecision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PartDecision) GetCommand() string {
@@ -785,7 +880,7 @@ type PermissionRequest struct {
 
 func (x *PermissionRequest) Reset() {
 	*x = PermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -797,7 +892,7 @@ func (x *PermissionRequest) String() string {
 func (*PermissionRequest) ProtoMessage() {}
 
 func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -810,7 +905,7 @@ func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionRequest.ProtoReflect.Descriptor instead.
 func (*PermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PermissionRequest) GetRequestId() string {
@@ -861,7 +956,7 @@ type CheckPermissionRequest struct {
 
 func (x *CheckPermissionRequest) Reset() {
 	*x = CheckPermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -873,7 +968,7 @@ func (x *CheckPermissionRequest) String() string {
 func (*CheckPermissionRequest) ProtoMessage() {}
 
 func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -886,7 +981,7 @@ func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionRequest.ProtoReflect.Descriptor instead.
 func (*CheckPermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CheckPermissionRequest) GetSessionId() string {
@@ -914,7 +1009,7 @@ type CheckPermissionResponse struct {
 
 func (x *CheckPermissionResponse) Reset() {
 	*x = CheckPermissionResponse{}
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -926,7 +1021,7 @@ func (x *CheckPermissionResponse) String() string {
 func (*CheckPermissionResponse) ProtoMessage() {}
 
 func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -939,7 +1034,7 @@ func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionResponse.ProtoReflect.Descriptor instead.
 func (*CheckPermissionResponse) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CheckPermissionResponse) GetDecision() *Decision {
@@ -970,7 +1065,7 @@ type ToolStarted struct {
 
 func (x *ToolStarted) Reset() {
 	*x = ToolStarted{}
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1077,7 @@ func (x *ToolStarted) String() string {
 func (*ToolStarted) ProtoMessage() {}
 
 func (x *ToolStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1090,7 @@ func (x *ToolStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolStarted.ProtoReflect.Descriptor instead.
 func (*ToolStarted) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ToolStarted) GetName() string {
@@ -1057,7 +1152,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1069,7 +1164,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1082,7 +1177,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ToolProgress) GetChunk() isToolProgress_Chunk {
@@ -1166,7 +1261,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1178,7 +1273,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1191,7 +1286,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ToolResult) GetIsError() bool {
@@ -1252,7 +1347,7 @@ type ContentBlock struct {
 
 func (x *ContentBlock) Reset() {
 	*x = ContentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1264,7 +1359,7 @@ func (x *ContentBlock) String() string {
 func (*ContentBlock) ProtoMessage() {}
 
 func (x *ContentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1277,7 +1372,7 @@ func (x *ContentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentBlock.ProtoReflect.Descriptor instead.
 func (*ContentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ContentBlock) GetBlock() isContentBlock_Block {
@@ -1334,7 +1429,7 @@ type TextBlock struct {
 
 func (x *TextBlock) Reset() {
 	*x = TextBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1346,7 +1441,7 @@ func (x *TextBlock) String() string {
 func (*TextBlock) ProtoMessage() {}
 
 func (x *TextBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1359,7 +1454,7 @@ func (x *TextBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextBlock.ProtoReflect.Descriptor instead.
 func (*TextBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TextBlock) GetText() string {
@@ -1382,7 +1477,7 @@ type ImageBlock struct {
 
 func (x *ImageBlock) Reset() {
 	*x = ImageBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1394,7 +1489,7 @@ func (x *ImageBlock) String() string {
 func (*ImageBlock) ProtoMessage() {}
 
 func (x *ImageBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1407,7 +1502,7 @@ func (x *ImageBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageBlock.ProtoReflect.Descriptor instead.
 func (*ImageBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ImageBlock) GetMediaType() string {
@@ -1437,24 +1532,32 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x0eToolDefinition\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
-	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\"Y\n" +
+	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\"u\n" +
 	"\x0eExecuteRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12(\n" +
-	"\x05calls\x18\x02 \x03(\v2\x12.toold.v1.ToolCallR\x05calls\"\x8c\x01\n" +
+	"\x05calls\x18\x02 \x03(\v2\x12.toold.v1.ToolCallR\x05calls\x12\x1a\n" +
+	"\bdetached\x18\x03 \x01(\bR\bdetached\"k\n" +
+	"\rAttachRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1e\n" +
+	"\vtool_use_id\x18\x02 \x01(\tR\ttoolUseId\x12\x1b\n" +
+	"\tafter_seq\x18\x03 \x01(\x03R\bafterSeq\"\x8c\x01\n" +
 	"\bToolCall\x12\x1e\n" +
 	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12-\n" +
 	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12\x1d\n" +
 	"\n" +
-	"input_json\x18\x04 \x01(\tR\tinputJson\"\xd0\x02\n" +
+	"input_json\x18\x04 \x01(\tR\tinputJson\"\xfe\x02\n" +
 	"\fExecuteEvent\x12\x1e\n" +
 	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x121\n" +
 	"\astarted\x18\x02 \x01(\v2\x15.toold.v1.ToolStartedH\x00R\astarted\x124\n" +
 	"\bprogress\x18\x03 \x01(\v2\x16.toold.v1.ToolProgressH\x00R\bprogress\x12.\n" +
 	"\x06result\x18\x04 \x01(\v2\x14.toold.v1.ToolResultH\x00R\x06result\x12L\n" +
 	"\x12permission_request\x18\x05 \x01(\v2\x1b.toold.v1.PermissionRequestH\x00R\x11permissionRequest\x120\n" +
-	"\bdecision\x18\x06 \x01(\v2\x12.toold.v1.DecisionH\x00R\bdecisionB\a\n" +
+	"\bdecision\x18\x06 \x01(\v2\x12.toold.v1.DecisionH\x00R\bdecision\x12\x10\n" +
+	"\x03seq\x18\a \x01(\x03R\x03seq\x12\x1a\n" +
+	"\breplayed\x18\b \x01(\bR\breplayedB\a\n" +
 	"\x05event\"\xc8\x01\n" +
 	"\bDecision\x12.\n" +
 	"\bbehavior\x18\x01 \x01(\x0e2\x12.toold.v1.BehaviorR\bbehavior\x12\x16\n" +
@@ -1530,10 +1633,11 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x11ERROR_KIND_FAILED\x10\x05\x12\x18\n" +
 	"\x14ERROR_KIND_CANCELLED\x10\x06\x12\x17\n" +
 	"\x13ERROR_KIND_INTERNAL\x10\a\x12\x1a\n" +
-	"\x16ERROR_KIND_UNAVAILABLE\x10\b2\xea\x01\n" +
+	"\x16ERROR_KIND_UNAVAILABLE\x10\b2\xa7\x02\n" +
 	"\vToolService\x12D\n" +
 	"\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n" +
-	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n" +
+	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n" +
+	"\x06Attach\x12\x17.toold.v1.AttachRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n" +
 	"\x0fCheckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
 
 var (
@@ -1549,7 +1653,7 @@ func file_toold_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_toold_v1_tool_proto_goTypes = []any{
 	(Behavior)(0),                   // 0: toold.v1.Behavior
 	(ErrorKind)(0),                  // 1: toold.v1.ErrorKind
@@ -1557,52 +1661,55 @@ var file_toold_v1_tool_proto_goTypes = []any{
 	(*ListToolsResponse)(nil),       // 3: toold.v1.ListToolsResponse
 	(*ToolDefinition)(nil),          // 4: toold.v1.ToolDefinition
 	(*ExecuteRequest)(nil),          // 5: toold.v1.ExecuteRequest
-	(*ToolCall)(nil),                // 6: toold.v1.ToolCall
-	(*ExecuteEvent)(nil),            // 7: toold.v1.ExecuteEvent
-	(*Decision)(nil),                // 8: toold.v1.Decision
-	(*PartDecision)(nil),            // 9: toold.v1.PartDecision
-	(*PermissionRequest)(nil),       // 10: toold.v1.PermissionRequest
-	(*CheckPermissionRequest)(nil),  // 11: toold.v1.CheckPermissionRequest
-	(*CheckPermissionResponse)(nil), // 12: toold.v1.CheckPermissionResponse
-	(*ToolStarted)(nil),             // 13: toold.v1.ToolStarted
-	(*ToolProgress)(nil),            // 14: toold.v1.ToolProgress
-	(*ToolResult)(nil),              // 15: toold.v1.ToolResult
-	(*ContentBlock)(nil),            // 16: toold.v1.ContentBlock
-	(*TextBlock)(nil),               // 17: toold.v1.TextBlock
-	(*ImageBlock)(nil),              // 18: toold.v1.ImageBlock
-	(*structpb.Struct)(nil),         // 19: google.protobuf.Struct
+	(*AttachRequest)(nil),           // 6: toold.v1.AttachRequest
+	(*ToolCall)(nil),                // 7: toold.v1.ToolCall
+	(*ExecuteEvent)(nil),            // 8: toold.v1.ExecuteEvent
+	(*Decision)(nil),                // 9: toold.v1.Decision
+	(*PartDecision)(nil),            // 10: toold.v1.PartDecision
+	(*PermissionRequest)(nil),       // 11: toold.v1.PermissionRequest
+	(*CheckPermissionRequest)(nil),  // 12: toold.v1.CheckPermissionRequest
+	(*CheckPermissionResponse)(nil), // 13: toold.v1.CheckPermissionResponse
+	(*ToolStarted)(nil),             // 14: toold.v1.ToolStarted
+	(*ToolProgress)(nil),            // 15: toold.v1.ToolProgress
+	(*ToolResult)(nil),              // 16: toold.v1.ToolResult
+	(*ContentBlock)(nil),            // 17: toold.v1.ContentBlock
+	(*TextBlock)(nil),               // 18: toold.v1.TextBlock
+	(*ImageBlock)(nil),              // 19: toold.v1.ImageBlock
+	(*structpb.Struct)(nil),         // 20: google.protobuf.Struct
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
 	4,  // 0: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
-	19, // 1: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
-	6,  // 2: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
-	19, // 3: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
-	13, // 4: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
-	14, // 5: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
-	15, // 6: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
-	10, // 7: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
-	8,  // 8: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
+	20, // 1: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
+	7,  // 2: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
+	20, // 3: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
+	14, // 4: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
+	15, // 5: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
+	16, // 6: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
+	11, // 7: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
+	9,  // 8: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
 	0,  // 9: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
-	9,  // 10: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
+	10, // 10: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
 	0,  // 11: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
-	19, // 12: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
-	8,  // 13: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
-	6,  // 14: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
-	8,  // 15: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
+	20, // 12: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
+	9,  // 13: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
+	7,  // 14: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
+	9,  // 15: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
 	1,  // 16: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
-	16, // 17: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
-	19, // 18: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
-	19, // 19: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
-	17, // 20: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
-	18, // 21: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
+	17, // 17: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
+	20, // 18: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
+	20, // 19: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
+	18, // 20: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
+	19, // 21: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
 	2,  // 22: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
 	5,  // 23: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
-	11, // 24: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
-	3,  // 25: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	7,  // 26: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	12, // 27: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
-	25, // [25:28] is the sub-list for method output_type
-	22, // [22:25] is the sub-list for method input_type
+	6,  // 24: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
+	12, // 25: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
+	3,  // 26: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	8,  // 27: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	8,  // 28: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
+	13, // 29: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	26, // [26:30] is the sub-list for method output_type
+	22, // [22:26] is the sub-list for method input_type
 	22, // [22:22] is the sub-list for extension type_name
 	22, // [22:22] is the sub-list for extension extendee
 	0,  // [0:22] is the sub-list for field type_name
@@ -1613,19 +1720,19 @@ func file_toold_v1_tool_proto_init() {
 	if File_toold_v1_tool_proto != nil {
 		return
 	}
-	file_toold_v1_tool_proto_msgTypes[5].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[6].OneofWrappers = []any{
 		(*ExecuteEvent_Started)(nil),
 		(*ExecuteEvent_Progress)(nil),
 		(*ExecuteEvent_Result)(nil),
 		(*ExecuteEvent_PermissionRequest)(nil),
 		(*ExecuteEvent_Decision)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[12].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[13].OneofWrappers = []any{
 		(*ToolProgress_Stdout)(nil),
 		(*ToolProgress_Stderr)(nil),
 		(*ToolProgress_Message)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[14].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[15].OneofWrappers = []any{
 		(*ContentBlock_Text)(nil),
 		(*ContentBlock_Image)(nil),
 	}
@@ -1635,7 +1742,7 @@ func file_toold_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_tool_proto_rawDesc), len(file_toold_v1_tool_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

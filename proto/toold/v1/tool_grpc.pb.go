@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	ToolService_ListTools_FullMethodName       = "/toold.v1.ToolService/ListTools"
 	ToolService_Execute_FullMethodName         = "/toold.v1.ToolService/Execute"
+	ToolService_Attach_FullMethodName          = "/toold.v1.ToolService/Attach"
 	ToolService_CheckPermission_FullMethodName = "/toold.v1.ToolService/CheckPermission"
 )
 
@@ -45,11 +46,30 @@ type ToolServiceClient interface {
 	// other calls go on. RPC errors are for the request itself:
 	// NOT_FOUND for an unknown session; INVALID_ARGUMENT for an empty or
 	// oversized batch, a call without tool_use_id or name, a duplicate
-	// tool_use_id. Cancelling the RPC cancels every running call and kills its
-	// processes.
+	// tool_use_id, a tool_use_id the session already used for a different
+	// call. Cancelling the RPC cancels every running call and kills its
+	// processes, unless the request is detached.
+	//
+	// Each call runs at most once per (session, tool_use_id): a retry of a call
+	// that finished gets its stored events again (marked replayed) instead of
+	// running it; a retry of a call still running follows it. Results are kept
+	// for the server's --result-ttl.
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Execute(ctx context.Context, in *ExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteEvent], error)
+	// Attach streams the events of one call with a sequence number above
+	// after_seq: first those already stored, then the live ones until the
+	// result, from whichever replica runs the call. Use it to resume a stream
+	// that broke, or to follow a detached call.
+	//
+	// Errors: NOT_FOUND for an unknown session, or a tool_use_id the session
+	// has no record of (never sent, or its result has expired).
+	//
+	// It returns the same events as Execute, so one client loop reads both.
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	Attach(ctx context.Context, in *AttachRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteEvent], error)
 	// CheckPermission returns the decision a call would get, without running
 	// it or asking anyone: the behaviour, the rule and source that decided it,
 	// and for Bash the decision for each simple command.
@@ -96,6 +116,25 @@ func (c *toolServiceClient) Execute(ctx context.Context, in *ExecuteRequest, opt
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ToolService_ExecuteClient = grpc.ServerStreamingClient[ExecuteEvent]
 
+func (c *toolServiceClient) Attach(ctx context.Context, in *AttachRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ToolService_ServiceDesc.Streams[1], ToolService_Attach_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[AttachRequest, ExecuteEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ToolService_AttachClient = grpc.ServerStreamingClient[ExecuteEvent]
+
 func (c *toolServiceClient) CheckPermission(ctx context.Context, in *CheckPermissionRequest, opts ...grpc.CallOption) (*CheckPermissionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CheckPermissionResponse)
@@ -127,11 +166,30 @@ type ToolServiceServer interface {
 	// other calls go on. RPC errors are for the request itself:
 	// NOT_FOUND for an unknown session; INVALID_ARGUMENT for an empty or
 	// oversized batch, a call without tool_use_id or name, a duplicate
-	// tool_use_id. Cancelling the RPC cancels every running call and kills its
-	// processes.
+	// tool_use_id, a tool_use_id the session already used for a different
+	// call. Cancelling the RPC cancels every running call and kills its
+	// processes, unless the request is detached.
+	//
+	// Each call runs at most once per (session, tool_use_id): a retry of a call
+	// that finished gets its stored events again (marked replayed) instead of
+	// running it; a retry of a call still running follows it. Results are kept
+	// for the server's --result-ttl.
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Execute(*ExecuteRequest, grpc.ServerStreamingServer[ExecuteEvent]) error
+	// Attach streams the events of one call with a sequence number above
+	// after_seq: first those already stored, then the live ones until the
+	// result, from whichever replica runs the call. Use it to resume a stream
+	// that broke, or to follow a detached call.
+	//
+	// Errors: NOT_FOUND for an unknown session, or a tool_use_id the session
+	// has no record of (never sent, or its result has expired).
+	//
+	// It returns the same events as Execute, so one client loop reads both.
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	Attach(*AttachRequest, grpc.ServerStreamingServer[ExecuteEvent]) error
 	// CheckPermission returns the decision a call would get, without running
 	// it or asking anyone: the behaviour, the rule and source that decided it,
 	// and for Bash the decision for each simple command.
@@ -154,6 +212,9 @@ func (UnimplementedToolServiceServer) ListTools(context.Context, *ListToolsReque
 }
 func (UnimplementedToolServiceServer) Execute(*ExecuteRequest, grpc.ServerStreamingServer[ExecuteEvent]) error {
 	return status.Error(codes.Unimplemented, "method Execute not implemented")
+}
+func (UnimplementedToolServiceServer) Attach(*AttachRequest, grpc.ServerStreamingServer[ExecuteEvent]) error {
+	return status.Error(codes.Unimplemented, "method Attach not implemented")
 }
 func (UnimplementedToolServiceServer) CheckPermission(context.Context, *CheckPermissionRequest) (*CheckPermissionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckPermission not implemented")
@@ -208,6 +269,17 @@ func _ToolService_Execute_Handler(srv interface{}, stream grpc.ServerStream) err
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ToolService_ExecuteServer = grpc.ServerStreamingServer[ExecuteEvent]
 
+func _ToolService_Attach_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(AttachRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ToolServiceServer).Attach(m, &grpc.GenericServerStream[AttachRequest, ExecuteEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ToolService_AttachServer = grpc.ServerStreamingServer[ExecuteEvent]
+
 func _ToolService_CheckPermission_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CheckPermissionRequest)
 	if err := dec(in); err != nil {
@@ -246,6 +318,11 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Execute",
 			Handler:       _ToolService_Execute_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "Attach",
+			Handler:       _ToolService_Attach_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -1,0 +1,259 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/toold/toold/internal/store"
+)
+
+var _ store.Journal = (*Store)(nil)
+
+// The call journal (store.Journal) in Redis: keys in keys.go, scripts in
+// scripts.go. Claiming a batch reads the session in the same script, so
+// starting a batch is one round trip; finishing a call (events, result,
+// file stamps, cwd) is another.
+
+func (s *Store) BeginCalls(ctx context.Context, sessionID, owner string, claims []store.Claim, t store.CallTimes) (*store.Session, []store.ClaimResult, error) {
+	k, err := s.keys(sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	ks := k.all()
+	args := []any{s.ttlMs, owner, ms(t.Lease), ms(t.Keep)}
+	for _, c := range claims {
+		rec, _ := k.call(c.ToolUseID)
+		ks = append(ks, rec)
+		args = append(args, c.ToolUseID, c.Fingerprint)
+	}
+	v, err := scriptBeginCalls.Run(ctx, s.c, ks, args...).Slice()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, nil, notFound(sessionID)
+	case err != nil:
+		return nil, nil, unavailable(err)
+	}
+	if len(v) == 2 && v[0] == int64(0) {
+		i, _ := v[1].(int64)
+		if i < 1 || int(i) > len(claims) {
+			return nil, nil, unexpected(sessionID, v)
+		}
+		return nil, nil, fmt.Errorf("tool_use_id %s: %w", claims[i-1].ToolUseID, store.ErrCallConflict)
+	}
+	if len(v) != 2+len(claims) || v[0] != int64(1) {
+		return nil, nil, unexpected(sessionID, v)
+	}
+	str, ok := v[1].(string)
+	if !ok {
+		return nil, nil, unexpected(sessionID, v)
+	}
+	sess, err := decodeSession([]byte(str))
+	if err != nil {
+		return nil, nil, unavailable(fmt.Errorf("session %s: %w", sessionID, err))
+	}
+	res := make([]store.ClaimResult, len(claims))
+	for i := range claims {
+		switch v[2+i] {
+		case int64(0):
+			res[i].Status = store.CallAbsent
+		case int64(1):
+			res[i].Status = store.CallRunning
+		case int64(2):
+			res[i].Status = store.CallDone
+		default:
+			return nil, nil, unexpected(sessionID, v)
+		}
+	}
+	return sess, res, nil
+}
+
+func (s *Store) AppendEvents(ctx context.Context, ref store.CallRef, owner string, evs []store.CallEvent) error {
+	k, err := s.keys(ref.SessionID)
+	if err != nil {
+		return err
+	}
+	rec, stream := k.call(ref.ToolUseID)
+	args := eventArgs([]any{owner, store.MaxCallEvents}, evs)
+	n, err := scriptAppendEvents.Run(ctx, s.c, []string{rec, stream}, args...).Int64()
+	if err != nil {
+		return unavailable(err)
+	}
+	if n != 1 {
+		return fmt.Errorf("call %s: %w", ref.ToolUseID, store.ErrNotOwner)
+	}
+	return nil
+}
+
+func eventArgs(args []any, evs []store.CallEvent) []any {
+	for _, e := range evs {
+		f := "0"
+		if e.Final {
+			f = "1"
+		}
+		args = append(args, e.Seq, e.Data, f)
+	}
+	return args
+}
+
+func (s *Store) FinishCall(ctx context.Context, ref store.CallRef, owner string, evs []store.CallEvent, fx store.Effects, t store.CallTimes) error {
+	k, err := s.keys(ref.SessionID)
+	if err != nil {
+		return err
+	}
+	rec, stream := k.call(ref.ToolUseID)
+	args := []any{s.ttlMs, owner, store.MaxCallEvents, ms(t.Keep), ref.ToolUseID, fx.Cwd, len(fx.Reads)}
+	for p, st := range fx.Reads {
+		enc, err := encodeStamp(st)
+		if err != nil {
+			return fmt.Errorf("redis: encode stamp: %w", err)
+		}
+		args = append(args, p, enc)
+	}
+	args = eventArgs(args, evs)
+	v, err := scriptFinishCall.Run(ctx, s.c, append(k.all(), rec, stream), args...).Int64()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return notFound(ref.SessionID)
+	case err != nil:
+		return unavailable(err)
+	case v != 1:
+		return fmt.Errorf("call %s: %w", ref.ToolUseID, store.ErrNotOwner)
+	}
+	return nil
+}
+
+func (s *Store) ReleaseCall(ctx context.Context, ref store.CallRef, owner string) error {
+	k, err := s.keys(ref.SessionID)
+	if err != nil {
+		return err
+	}
+	rec, stream := k.call(ref.ToolUseID)
+	if err := scriptReleaseCall.Run(ctx, s.c, []string{rec, stream, k.calls}, owner, ref.ToolUseID).Err(); err != nil {
+		return unavailable(err)
+	}
+	return nil
+}
+
+// RenewLeases pipelines one small script per call: one round trip for all
+// (on a Cluster, one per node).
+func (s *Store) RenewLeases(ctx context.Context, owner string, refs []store.CallRef, lease time.Duration) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, r := range refs {
+			k, err := s.keys(r.SessionID)
+			if err != nil {
+				continue
+			}
+			rec, _ := k.call(r.ToolUseID)
+			scriptRenewLease.EvalSha(ctx, p, []string{rec}, owner, ms(lease))
+		}
+		return nil
+	})
+	if err != nil && isNoScript(err) {
+		if err := s.loadScripts(ctx); err != nil {
+			return err
+		}
+		return s.RenewLeases(ctx, owner, refs, lease)
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	return nil
+}
+
+func isNoScript(err error) bool { return strings.HasPrefix(err.Error(), "NOSCRIPT") }
+
+// ReadEvents reads with one script; when there is nothing new and the call
+// runs, it blocks on the stream with XREAD (a pool connection is held for
+// the wait) and reads again.
+func (s *Store) ReadEvents(ctx context.Context, ref store.CallRef, after int64, wait time.Duration) ([]store.CallEvent, store.CallStatus, bool, error) {
+	k, err := s.keys(ref.SessionID)
+	if err != nil {
+		return nil, store.CallAbsent, false, err
+	}
+	rec, stream := k.call(ref.ToolUseID)
+	evs, st, expired, err := s.readEvents(ctx, ref.SessionID, []string{k.session, rec, stream}, after)
+	if err != nil || len(evs) > 0 || st != store.CallRunning || expired || wait <= 0 {
+		return evs, st, expired, err
+	}
+	err = s.c.XRead(ctx, &redis.XReadArgs{Streams: []string{stream, "0-" + strconv.FormatInt(after, 10)}, Count: 1, Block: wait}).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		if ctx.Err() != nil {
+			return nil, st, false, ctx.Err()
+		}
+		return nil, st, false, unavailable(err)
+	}
+	return s.readEvents(ctx, ref.SessionID, []string{k.session, rec, stream}, after)
+}
+
+func (s *Store) readEvents(ctx context.Context, sessionID string, ks []string, after int64) ([]store.CallEvent, store.CallStatus, bool, error) {
+	v, err := scriptReadEvents.Run(ctx, s.c, ks, after).Slice()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, store.CallAbsent, false, notFound(sessionID)
+	case err != nil:
+		return nil, store.CallAbsent, false, unavailable(err)
+	}
+	if len(v) != 3 {
+		return nil, store.CallAbsent, false, unexpected(sessionID, v)
+	}
+	st := store.CallAbsent
+	switch v[0] {
+	case int64(1):
+		st = store.CallRunning
+	case int64(2):
+		st = store.CallDone
+	}
+	expired := v[1] == int64(1)
+	entries, _ := v[2].([]any)
+	evs := make([]store.CallEvent, 0, len(entries))
+	for _, e := range entries {
+		ev, ok := decodeEntry(e)
+		if !ok {
+			return nil, store.CallAbsent, false, unexpected(sessionID, e)
+		}
+		evs = append(evs, ev)
+	}
+	return evs, st, expired, nil
+}
+
+// decodeEntry reads one XRANGE entry: {"0-<seq>", {field, value, ...}}.
+func decodeEntry(e any) (store.CallEvent, bool) {
+	pair, ok := e.([]any)
+	if !ok || len(pair) != 2 {
+		return store.CallEvent{}, false
+	}
+	id, _ := pair[0].(string)
+	seq, err := strconv.ParseInt(strings.TrimPrefix(id, "0-"), 10, 64)
+	if err != nil || !strings.HasPrefix(id, "0-") {
+		return store.CallEvent{}, false
+	}
+	fields, _ := pair[1].([]any)
+	ev := store.CallEvent{Seq: seq}
+	for i := 0; i+1 < len(fields); i += 2 {
+		name, _ := fields[i].(string)
+		val, _ := fields[i+1].(string)
+		switch name {
+		case "d":
+			ev.Data = []byte(val)
+		case "f":
+			ev.Final = val == "1"
+		}
+	}
+	return ev, true
+}
+
+func ms(d time.Duration) int64 {
+	if n := d.Milliseconds(); n > 0 {
+		return n
+	}
+	return 1
+}

@@ -35,6 +35,8 @@ type config struct {
 	RedisURL       string
 	RedisKeyPrefix string
 	SessionTTL     time.Duration
+	ResultTTL      time.Duration
+	CallLease      time.Duration
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -63,6 +65,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		redisURL    = fs.String("redis-url", "", "redis:// or rediss:// URL of the shared state store; empty: in-memory store")
 		redisPrefix = fs.String("redis-key-prefix", "toold:", "prefix of every Redis key")
 		sessionTTL  = fs.Duration("session-ttl", 24*time.Hour, "Redis store: a session idle this long expires")
+		resultTTL   = fs.Duration("result-ttl", time.Hour, "how long a call's result and events are kept for retries and Attach")
+		callLease   = fs.Duration("call-lease", 30*time.Second, "a running call whose replica has not renewed its claim for this long counts as abandoned")
 	)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
@@ -91,6 +95,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
 		ReadWorkspaceSettings: *wsSettings, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
+		ResultTTL: *resultTTL, CallLease: *callLease,
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -127,6 +132,12 @@ func (c *config) check() error {
 	}
 	if c.SessionTTL <= 0 {
 		return fmt.Errorf("--session-ttl %s: want a positive duration", c.SessionTTL)
+	}
+	if c.ResultTTL < time.Second {
+		return fmt.Errorf("--result-ttl %s: want 1s or more", c.ResultTTL)
+	}
+	if c.CallLease < time.Second {
+		return fmt.Errorf("--call-lease %s: want 1s or more", c.CallLease)
 	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("--shutdown-timeout %s: want a positive duration", c.ShutdownTimeout)

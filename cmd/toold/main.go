@@ -113,6 +113,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Environ:        exec.ProcessEnviron(),
 		Logger:         log,
 		Ask:            ask,
+		Journal:        exec.JournalConfig{Times: store.CallTimes{Lease: cfg.CallLease, Keep: cfg.ResultTTL}},
 	})
 	if err != nil {
 		return err
@@ -157,6 +158,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err := engine.Shutdown(killCtx); err != nil {
 		log.Error("running calls did not stop", "error", err)
 	}
+	engine.Close()
 	srv.Stop()
 	return nil
 }

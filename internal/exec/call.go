@@ -43,6 +43,7 @@ type Call struct {
 	Invocation tool.Invocation
 
 	started time.Time
+	log     *callLog // set while the call runs in a batch that owns it
 }
 
 // ToolName is the tool's canonical name once looked up, else the

@@ -29,8 +29,10 @@ type Config struct {
 	// audit, quotas), outermost first.
 	Interceptors []Interceptor
 	// Ask governs permission requests and denial tracking.
-	Ask    AskConfig
-	Logger *slog.Logger
+	Ask AskConfig
+	// Journal governs exactly-once calls and stored events.
+	Journal JournalConfig
+	Logger  *slog.Logger
 }
 
 // Engine executes batches of tool calls.
@@ -40,6 +42,7 @@ type Engine struct {
 	run     Handler
 	files   *workspaceCache
 	active  *activeCalls
+	leases  *leases
 }
 
 // NewEngine compiles every tool's schema and assembles the call path.
@@ -57,11 +60,13 @@ func NewEngine(cfg Config) (*Engine, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Ask.defaults()
+	cfg.Journal.defaults()
 	sch, err := compileSchemas(cfg.Registry)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, files: newWorkspaceCache(), active: newActiveCalls()}
+	e.leases = newLeases(e)
 
 	// The call path. It has two phases because partitioning a batch needs
 	// every call's parsed input before any call runs:
@@ -78,18 +83,29 @@ func NewEngine(cfg Config) (*Engine, error) {
 
 // Execute runs one batch for a session and reports to sink. It returns an
 // error only when the batch cannot start at all (no such session, state
-// unavailable); every call's own failure is an in-band result.
+// unavailable, a tool_use_id reused for another call: store.ErrCallConflict);
+// every call's own failure is an in-band result.
+//
+// Starting the batch is one store step: it reads the session and claims
+// every call. A call another request already ran is replayed from the
+// journal; one running elsewhere is followed; only the claimed ones run.
 func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, sink Sink) error {
-	sess, err := e.cfg.Store.GetSession(ctx, sessionID)
+	owner := e.newOwner()
+	claims := make([]store.Claim, len(reqs))
+	for i, r := range reqs {
+		claims[i] = store.Claim{ToolUseID: r.ToolUseID, Fingerprint: fingerprint(r)}
+	}
+	sess, claimed, err := e.cfg.Store.BeginCalls(ctx, sessionID, owner, claims, e.cfg.Journal.Times)
 	if err != nil {
 		return err
 	}
-	files, err := e.files.get(sess)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrWorkspace, err)
-	}
 	ctx, done := e.active.add(ctx, sessionID)
 	defer done()
+	files, err := e.files.get(sess)
+	if err != nil {
+		e.releaseAll(ctx, sessionID, owner, reqs, claimed)
+		return fmt.Errorf("%w: %w", ErrWorkspace, err)
+	}
 
 	calls := make([]*Call, len(reqs))
 	prepErr := make([]error, len(reqs))
@@ -97,21 +113,41 @@ func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, 
 		c := &Call{Request: r, Session: sess, Files: files, Sink: sink}
 		_, prepErr[i] = e.prepare(ctx, c)
 		calls[i] = c
-	}
-	for _, g := range partition(calls, prepErr) {
-		if len(g) == 1 {
-			e.one(ctx, calls[g[0]], prepErr[g[0]])
-			continue
+		if claimed[i].Owned() {
+			e.leases.add(owner, store.CallRef{SessionID: sessionID, ToolUseID: r.ToolUseID})
 		}
-		e.concurrently(ctx, calls, g)
+	}
+	for _, g := range partition(calls, prepErr, claimed) {
+		i := g[0]
+		switch {
+		case !claimed[i].Owned():
+			e.runOrFollow(ctx, calls[i], prepErr[i], owner)
+		case len(g) == 1:
+			e.one(ctx, calls[i], prepErr[i], owner)
+		default:
+			e.concurrently(ctx, calls, g, owner)
+		}
 	}
 	return nil
+}
+
+// releaseAll gives back the claims of a batch that could not start.
+func (e *Engine) releaseAll(ctx context.Context, sessionID, owner string, reqs []Request, claimed []store.ClaimResult) {
+	ctx = context.WithoutCancel(ctx)
+	for i, r := range reqs {
+		if claimed[i].Owned() {
+			ref := store.CallRef{SessionID: sessionID, ToolUseID: r.ToolUseID}
+			if err := e.cfg.Store.ReleaseCall(ctx, ref, owner); err != nil {
+				e.cfg.Logger.Error("releasing a call failed", "session_id", sessionID, "tool_use_id", r.ToolUseID, "error", err)
+			}
+		}
+	}
 }
 
 // ErrWorkspace wraps a failure to open a session's directories.
 var ErrWorkspace = errors.New("session workspace unavailable")
 
-func (e *Engine) concurrently(ctx context.Context, calls []*Call, idx []int) {
+func (e *Engine) concurrently(ctx context.Context, calls []*Call, idx []int, owner string) {
 	sem := make(chan struct{}, e.cfg.MaxConcurrency)
 	var wg sync.WaitGroup
 	for _, i := range idx {
@@ -119,16 +155,19 @@ func (e *Engine) concurrently(ctx context.Context, calls []*Call, idx []int) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			e.one(ctx, calls[i], nil)
+			e.one(ctx, calls[i], nil, owner)
 		}()
 	}
 	wg.Wait()
 }
 
-// one runs a single call to its result event. A call whose preparation
-// failed reports that failure without running.
-func (e *Engine) one(ctx context.Context, c *Call, prepErr error) {
+// one runs a single call the batch owns to its result event, through the
+// call's log. A call whose preparation failed reports that failure without
+// running.
+func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) {
 	c.started = time.Now()
+	log := e.newCallLog(c.Session.ID, c.ToolUseID, owner, c.Sink)
+	c.Sink, c.log = log, log
 	var res *tool.Result
 	err := prepErr
 	if err == nil {
@@ -145,7 +184,11 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error) {
 			slog.String("session_id", c.Session.ID), slog.String("tool_use_id", c.ToolUseID),
 			slog.String("tool", c.ToolName()), slog.String("kind", res.Kind.String()), slog.Duration("duration", dur))
 	}
-	c.Sink.Emit(Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}})
+	if cwd := log.cwd(); cwd != "" {
+		// Later calls of the batch start where this one left off.
+		c.Session.Cwd = cwd
+	}
+	log.finish(ctx, Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}}, res.Kind == tool.KindCancelled)
 }
 
 // safeRun keeps a panicking tool from taking the batch (and the server)
@@ -161,11 +204,13 @@ func (e *Engine) safeRun(ctx context.Context, c *Call) (res *tool.Result, err er
 }
 
 // partition groups call indexes: consecutive concurrency-safe calls form
-// one group, every other call is a group of its own.
-func partition(calls []*Call, prepErr []error) [][]int {
+// one group, every other call is a group of its own. A call the batch does
+// not own (replayed or followed) is a group of its own too, so that what
+// follows it waits for its result as it would have waited for its run.
+func partition(calls []*Call, prepErr []error, claimed []store.ClaimResult) [][]int {
 	var groups [][]int
 	for i, c := range calls {
-		safe := prepErr[i] == nil && c.Invocation != nil && c.Invocation.Traits().ConcurrencySafe
+		safe := claimed[i].Owned() && prepErr[i] == nil && c.Invocation != nil && c.Invocation.Traits().ConcurrencySafe
 		n := len(groups)
 		if safe && n > 0 && groupSafe(calls, prepErr, groups[n-1]) {
 			groups[n-1] = append(groups[n-1], i)
@@ -192,6 +237,10 @@ func (e *Engine) CancelSession(ctx context.Context, sessionID string) error {
 	}
 	return err
 }
+
+// Close stops the engine's background work (lease renewal); call it after
+// Shutdown.
+func (e *Engine) Close() { e.leases.close() }
 
 // Shutdown cancels every running call and waits for them, bounded by ctx.
 func (e *Engine) Shutdown(ctx context.Context) error {

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -72,9 +73,11 @@ func TestSchemaValidation(t *testing.T) {
 		{"raw not an object", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`["text"]`)}, "", "must be a JSON object"},
 		{"raw broken json", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":`)}, "", "not valid JSON"},
 	}
-	for _, tc := range tests {
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := h.exec(t, tc.req).results()["1"]
+			// One session, so every call needs its own tool_use_id.
+			tc.req.ToolUseID = strconv.Itoa(i)
+			r := h.exec(t, tc.req).results()[tc.req.ToolUseID]
 			text := r.Content[0].Text
 			if tc.wantErr == "" {
 				if r.IsError || text != tc.want {

@@ -10,7 +10,12 @@ import (
 // Event is one thing that happened to one call. Exactly one of the
 // pointers is set.
 type Event struct {
-	ToolUseID         string
+	ToolUseID string
+	// Seq numbers the events of one call from 1.
+	Seq int64
+	// Replayed marks an event read back from the journal: the call was not
+	// run for the request that receives it.
+	Replayed          bool
 	Decision          *policy.Decision
 	PermissionRequest *PermissionRequest
 	Started           *Started

@@ -78,6 +78,18 @@ func (s *recSink) Emit(ev Event) error {
 	return nil
 }
 
+func (s *recSink) of(id string) []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Event
+	for _, ev := range s.events {
+		if ev.ToolUseID == id {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
 func (s *recSink) results() map[string]*tool.Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()

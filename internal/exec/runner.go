@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/toold/toold/internal/policy"
-	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 )
 
@@ -20,7 +19,7 @@ func (e *Engine) runTool(ctx context.Context, c *Call) (*tool.Result, error) {
 		Files:     c.Files,
 		Cwd:       e.cwd(c),
 		Environ:   e.cfg.Environ,
-		State:     sessionState{st: e.cfg.Store, id: c.Session.ID},
+		State:     c.log,
 		Progress:  progressSink{id: c.ToolUseID, sink: c.Sink},
 	}
 	env.Hidden = e.hidden(c, env.Cwd)
@@ -58,23 +57,4 @@ func (e *Engine) cwd(c *Call) string {
 		return c.Session.Cwd
 	}
 	return c.Files.Primary()
-}
-
-// sessionState adapts the store to what a tool may touch of its session.
-type sessionState struct {
-	st store.Store
-	id string
-}
-
-func (s sessionState) RecordRead(ctx context.Context, path string, st tool.FileStamp) error {
-	return s.st.RecordRead(ctx, s.id, path, store.FileStamp(st))
-}
-
-func (s sessionState) ReadStamp(ctx context.Context, path string) (tool.FileStamp, bool, error) {
-	st, ok, err := s.st.ReadStamp(ctx, s.id, path)
-	return tool.FileStamp(st), ok, err
-}
-
-func (s sessionState) SetCwd(ctx context.Context, dir string) error {
-	return s.st.SetCwd(ctx, s.id, dir)
 }

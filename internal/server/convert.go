@@ -71,7 +71,7 @@ var kindToProto = map[tool.ErrorKind]tooldv1.ErrorKind{
 }
 
 func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
-	out := &tooldv1.ExecuteEvent{ToolUseId: ev.ToolUseID}
+	out := &tooldv1.ExecuteEvent{ToolUseId: ev.ToolUseID, Seq: ev.Seq, Replayed: ev.Replayed}
 	switch {
 	case ev.Decision != nil:
 		out.Event = &tooldv1.ExecuteEvent_Decision{Decision: decisionToProto(ev.Decision)}

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,7 +101,7 @@ func (p *permEnv) resolve(t *testing.T, req string, d tooldv1.PermissionDecision
 func TestAskAllowOnce(t *testing.T) {
 	p := startPerm(t, exec.AskConfig{})
 	for i := range 2 { // once means once: the second call asks again
-		stream := p.touchStream(t, ctx(t), "t")
+		stream := p.touchStream(t, ctx(t), fmt.Sprint("t", i))
 		pr := untilRequest(t, stream)
 		if pr.GetToolName() != "Touch" || !strings.HasPrefix(pr.GetRequestId(), "perm_") ||
 			pr.GetDecision().GetBehavior() != tooldv1.Behavior_BEHAVIOR_ASK || len(pr.GetSuggestedRules()) == 0 {
@@ -199,13 +200,13 @@ func TestClientGoneWhileAsking(t *testing.T) {
 
 func TestDenialTracking(t *testing.T) {
 	p := startPerm(t, exec.AskConfig{DenialLimit: 3, DenialWindow: time.Hour})
-	for range 3 {
-		stream := p.touchStream(t, ctx(t), "t")
+	for i := range 3 {
+		stream := p.touchStream(t, ctx(t), fmt.Sprint("t", i))
 		pr := untilRequest(t, stream)
 		p.resolve(t, pr.GetRequestId(), tooldv1.PermissionDecision_PERMISSION_DECISION_DENY, 0, "")
 		lastResult(t, stream)
 	}
-	events, err := collect(t, p.touchStream(t, ctx(t), "t"))
+	events, err := collect(t, p.touchStream(t, ctx(t), "t3"))
 	if err != nil {
 		t.Fatal(err)
 	}

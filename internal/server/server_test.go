@@ -75,10 +75,15 @@ func (e echoInv) Run(_ context.Context, env *tool.Env) (*tool.Result, error) {
 	return tool.Text(string(e)).WithMeta("exit_code", 0), nil
 }
 
-// panicStore panics on GetSession, to prove a handler panic is contained.
+// panicStore panics on reading a session, to prove a handler panic is
+// contained.
 type panicStore struct{ store.Store }
 
 func (panicStore) GetSession(context.Context, string) (*store.Session, error) { panic("store bug") }
+
+func (panicStore) BeginCalls(context.Context, string, string, []store.Claim, store.CallTimes) (*store.Session, []store.ClaimResult, error) {
+	panic("store bug")
+}
 
 type env struct {
 	root     string

@@ -33,8 +33,10 @@ func ToStatus(err error) error {
 		return status.Error(codes.InvalidArgument, inv.Msg)
 	case errors.As(err, &chk):
 		return status.Error(codes.InvalidArgument, chk.Msg)
-	case errors.Is(err, exec.ErrNoPendingRequest):
+	case errors.Is(err, exec.ErrNoPendingRequest), errors.Is(err, exec.ErrNoSuchCall):
 		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, store.ErrCallConflict):
+		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, store.ErrExists):

@@ -63,8 +63,19 @@ func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolSe
 	for i, c := range req.GetCalls() {
 		reqs[i] = callFromProto(c)
 	}
+	ctx := stream.Context()
+	if req.GetDetached() {
+		// The calls outlive the client; DeleteSession and shutdown still
+		// cancel them through the engine.
+		ctx = context.WithoutCancel(ctx)
+	}
 	sink := &streamSink{stream: stream}
-	return ToStatus(s.engine.Execute(stream.Context(), req.GetSessionId(), reqs, sink))
+	return ToStatus(s.engine.Execute(ctx, req.GetSessionId(), reqs, sink))
+}
+
+func (s *ToolService) Attach(req *tooldv1.AttachRequest, stream tooldv1.ToolService_AttachServer) error {
+	sink := &streamSink{stream: stream}
+	return ToStatus(s.engine.Attach(stream.Context(), req.GetSessionId(), req.GetToolUseId(), req.GetAfterSeq(), sink))
 }
 
 func callFromProto(c *tooldv1.ToolCall) exec.Request {
@@ -78,11 +89,14 @@ func callFromProto(c *tooldv1.ToolCall) exec.Request {
 }
 
 // streamSink serialises sends: grpc-go streams allow one sender at a time,
-// and concurrent calls emit from several goroutines.
+// and concurrent calls emit from several goroutines. After a failed send
+// (the client left) it drops events; a detached batch goes on regardless.
 type streamSink struct {
 	mu     sync.Mutex
-	stream tooldv1.ToolService_ExecuteServer
-	err    error
+	stream interface {
+		Send(*tooldv1.ExecuteEvent) error
+	}
+	err error
 }
 
 func (s *streamSink) Emit(ev exec.Event) error {

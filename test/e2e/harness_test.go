@@ -132,7 +132,7 @@ func mustContain(t *testing.T, out string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {
 		if !strings.Contains(out, w) {
-			t.Errorf("output lacks %q", w)
+			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,38 +13,101 @@ import (
 // With --redis-url, sessions live in Redis: they survive a restart of
 // toold, and when Redis goes away calls fail closed and health reports
 // NOT_SERVING.
-func TestRedisStore(t *testing.T) {
-	rs := redistest.StartServer(t)
+// Two replicas on one Redis with an append-only file: a session made on A
+// works on B with the state A stored; a call runs once whichever replica a
+// retry reaches; denials counted on both add up; with Redis killed calls
+// fail closed, nothing runs and health is NOT_SERVING; with Redis back the
+// same session works again, its stored results included, with no restart.
+func TestRedisTwoReplicas(t *testing.T) {
+	rs := redistest.StartServerWith(t, redistest.Options{AppendOnly: true})
 	url := "redis://" + rs.Addr + "/0?max_retries=0"
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-
-	d := startToold(t, "--redis-url", url)
-	sid := createSession(t, ctx, d.addr)
-	run := func(addr, cmd string) string {
-		out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t", "name": "Bash", "input": {"command": "`+cmd+`"}}]}' `+addr+` toold.v1.ToolService/Execute 2>&1`)
+	a := startToold(t, "--redis-url", url, "--denial-limit", "2")
+	b := startToold(t, "--redis-url", url, "--denial-limit", "2")
+	sid := createSession(t, ctx, a.addr)
+	run := func(addr, id, cmd string) string {
+		out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "`+id+`", "name": "Bash", "input": {"command": "`+cmd+`"}}]}' `+addr+` toold.v1.ToolService/Execute 2>&1`)
 		return out
 	}
-	mustContain(t, run(d.addr, "mkdir -p sub && cd sub && echo first"), "first")
+	mustContain(t, run(a.addr, "t1", "mkdir -p sub && cd sub && echo once >> count && echo first"), "first")
+	// B serves the session with the cwd A stored.
+	mustContain(t, run(b.addr, "t2", "pwd"), "/"+sid+"/sub")
+	// A retry of t1 on B is answered from the journal; the command did not
+	// run again.
+	mustContain(t, run(b.addr, "t1", "mkdir -p sub && cd sub && echo once >> count && echo first"), `"replayed": true`, "first")
+	mustContain(t, run(a.addr, "t3", "wc -l < count"), `"text": "1`)
 
-	// A second toold on the same Redis serves the same session, with the
-	// cwd the first one stored.
-	d2 := startToold(t, "--redis-url", url)
-	mustContain(t, run(d2.addr, "pwd"), "/"+sid+"/sub")
+	// Denials on either replica count for the session.
+	if err := setMode(ctx, t, a.addr, sid, "PERMISSION_MODE_DEFAULT"); err != nil {
+		t.Fatal(err)
+	}
+	askAndAnswer(t, ctx, a.addr, b.addr, sid, "d1", "touch denied1")
+	askAndAnswer(t, ctx, b.addr, a.addr, sid, "d2", "touch denied2")
+	out := run(a.addr, "d3", "touch denied3")
+	mustContain(t, out, "denialTracking")
+	if strings.Contains(out, "requestId") {
+		t.Fatalf("a session over its denial limit was asked again:\n%s", out)
+	}
 
 	rs.Kill()
-	out := run(d2.addr, "echo never")
-	if strings.Contains(out, "never\"") || !strings.Contains(out, "Unavailable") {
+	out = run(b.addr, "t4", "echo never > ran-during-outage")
+	if strings.Contains(out, "never\"") || !strings.Contains(out, "Unavailable") || !strings.Contains(out, "state store unavailable") {
 		t.Fatalf("with Redis gone the call was not refused:\n%s", out)
 	}
+	waitHealth(t, ctx, b.addr, "NOT_SERVING")
+
+	rs.Restart(t)
+	waitHealth(t, ctx, a.addr, "SERVING")
+	waitHealth(t, ctx, b.addr, "SERVING")
+	out = run(a.addr, "t5", "ls")
+	mustContain(t, out, "count")
+	if strings.Contains(out, "ran-during-outage") {
+		t.Fatal("a call ran during the outage")
+	}
+	// The journal survived the restart: t1 is still answered, not run.
+	mustContain(t, run(b.addr, "t1", "mkdir -p sub && cd sub && echo once >> count && echo first"), `"replayed": true`)
+	mustContain(t, run(b.addr, "t6", "wc -l < count"), `"text": "1`)
+}
+
+func setMode(ctx context.Context, t *testing.T, addr, sid, mode string) error {
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "mode": "`+mode+`"}' `+addr+` toold.v1.SessionService/UpdateSession 2>&1`)
+	if err != nil {
+		return fmt.Errorf("UpdateSession: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// askAndAnswer runs a call that asks on one replica and denies it through
+// the other.
+func askAndAnswer(t *testing.T, ctx context.Context, execAddr, answerAddr, sid, id, cmd string) {
+	t.Helper()
+	f := t.TempDir() + "/ask.out"
+	out, err := sh(t, ctx, `
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "`+id+`", "name": "Bash", "input": {"command": "`+cmd+`"}}]}' \
+  `+execAddr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"requestId"' `+f+` && break; sleep 0.1; done
+REQ=$(sed -n 's/^ *"requestId": "\(perm_[0-9a-f]*\)".*/\1/p' `+f+`)
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "request_id": "'"$REQ"'", "decision": "PERMISSION_DECISION_DENY"}' \
+  `+answerAddr+` toold.v1.SessionService/ResolvePermission
+wait
+cat `+f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, `"requestId": "perm_`, "ERROR_KIND_PERMISSION_DENIED")
+}
+
+func waitHealth(t *testing.T, ctx context.Context, addr, want string) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		out, _ := sh(t, ctx, `grpcurl -plaintext `+d2.addr+` grpc.health.v1.Health/Check 2>&1`)
-		if strings.Contains(out, "NOT_SERVING") {
-			break
+		out, _ := sh(t, ctx, `grpcurl -plaintext `+addr+` grpc.health.v1.Health/Check 2>&1`)
+		if strings.Contains(out, `"`+want+`"`) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("health still serving without Redis: %s", out)
+			t.Fatalf("health of %s is not %s: %s", addr, want, out)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -85,23 +149,13 @@ func TestRedisOutageAndRecovery(t *testing.T) {
 	defer cancel()
 	d := startToold(t, "--redis-url", "redis://"+rs.Addr+"/0?max_retries=0")
 	sid := createSession(t, ctx, d.addr)
+	n := 0
 	run := func(cmd string) string {
-		out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t", "name": "Bash", "input": {"command": "`+cmd+`"}}]}' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
+		n++
+		out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t`+fmt.Sprint(n)+`", "name": "Bash", "input": {"command": "`+cmd+`"}}]}' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
 		return out
 	}
-	health := func(want string) {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			out, _ := sh(t, ctx, `grpcurl -plaintext `+d.addr+` grpc.health.v1.Health/Check 2>&1`)
-			if strings.Contains(out, `"`+want+`"`) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("health is not %s: %s", want, out)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
+	health := func(want string) { waitHealth(t, ctx, d.addr, want) }
 	mustContain(t, run("echo before"), "before")
 
 	rs.Pause()

@@ -1,7 +1,7 @@
 // Package redistest starts a private redis-server for a test: its own
-// process on a free port of 127.0.0.1, no persistence, a temporary
-// directory, killed when the test ends. It never uses a Redis that is
-// already running on the machine.
+// process on a free port of 127.0.0.1, a temporary directory, no
+// persistence unless asked for, killed when the test ends. It never uses a
+// Redis that is already running on the machine.
 package redistest
 
 import (
@@ -27,10 +27,22 @@ type Server struct {
 	// Addr is host:port.
 	Addr string
 
+	bin  string
+	port int
+	dir  string
+	opts Options
+
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{} // closed when the process has exited
-	once sync.Once
+	once *sync.Once
+}
+
+// Options choose how the server keeps data.
+type Options struct {
+	// AppendOnly turns the AOF on with an fsync per write, so that a
+	// killed and restarted server has every acknowledged write.
+	AppendOnly bool
 }
 
 // Start starts a server and returns its address; it is killed at the end of
@@ -44,6 +56,12 @@ func Start(t testing.TB) (addr string) {
 // Pause) to see how clients behave.
 func StartServer(t testing.TB) *Server {
 	t.Helper()
+	return StartServerWith(t, Options{})
+}
+
+// StartServerWith is StartServer with options.
+func StartServerWith(t testing.TB, opts Options) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Fatal("redis-server not found: install it with `apt-get install redis-server` (make test does this)")
@@ -52,7 +70,12 @@ func StartServer(t testing.TB) *Server {
 	// take it before redis-server binds it, so try again a few times.
 	var errs []error
 	for range 3 {
-		s, err := start(t, bin)
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Server{bin: bin, port: port, dir: t.TempDir(), opts: opts}
+		err = s.start()
 		if err == nil {
 			t.Cleanup(s.Kill)
 			return s
@@ -63,46 +86,61 @@ func StartServer(t testing.TB) *Server {
 	return nil
 }
 
-func start(t testing.TB, bin string) (*Server, error) {
-	port, err := freePort()
+// start runs the process; a restarted server keeps its port and directory.
+func (s *Server) start() error {
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+	s.log = filepath.Join(s.dir, "redis.log")
+	out, err := os.OpenFile(s.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, err
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "redis.log")
-	out, err := os.Create(log)
-	if err != nil {
-		return nil, err
+		return err
 	}
 	defer out.Close()
-	cmd := exec.Command(bin,
-		"--port", strconv.Itoa(port),
+	aof := "no"
+	if s.opts.AppendOnly {
+		aof = "yes"
+	}
+	cmd := exec.Command(s.bin,
+		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--save", "",
-		"--appendonly", "no",
+		"--appendonly", aof,
+		"--appendfsync", "always",
 		"--daemonize", "no",
-		"--dir", dir,
+		"--dir", s.dir,
 	)
 	cmd.Stdout, cmd.Stderr = out, out
 	setDeathSignal(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+		return fmt.Errorf("start %s: %w", s.bin, err)
 	}
-	s := &Server{
-		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		cmd:  cmd,
-		log:  log,
-		done: make(chan struct{}),
-	}
+	s.cmd, s.done, s.once = cmd, make(chan struct{}), &sync.Once{}
+	done := s.done
 	go func() {
 		_ = cmd.Wait()
-		close(s.done)
+		close(done)
 	}()
 	if err := s.waitReady(); err != nil {
 		s.Kill()
-		return nil, fmt.Errorf("%w\n%s", err, s.logTail())
+		return fmt.Errorf("%w\n%s", err, s.logTail())
 	}
-	return s, nil
+	return nil
+}
+
+// Restart starts a killed server again on the same port and directory:
+// with AppendOnly, it comes back with its data.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Kill()
+	var err error
+	// The port was just freed; another process may take it meanwhile, which
+	// only a retry can tell.
+	for range 20 {
+		if err = s.start(); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("redistest: restart: %v", err)
 }
 
 func freePort() (int, error) {

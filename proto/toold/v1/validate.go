@@ -99,6 +99,22 @@ func (r *ExecuteRequest) Validate() error {
 }
 
 // Validate checks the request's fields.
+func (r *AttachRequest) Validate() error {
+	if err := checkSessionID(r.GetSessionId()); err != nil {
+		return err
+	}
+	switch id := r.GetToolUseId(); {
+	case id == "":
+		return errors.New("tool_use_id: required")
+	case len(id) > MaxToolUseIDLen:
+		return fmt.Errorf("tool_use_id: longer than %d bytes", MaxToolUseIDLen)
+	case r.GetAfterSeq() < 0:
+		return errors.New("after_seq: must not be negative")
+	}
+	return nil
+}
+
+// Validate checks the request's fields.
 func (r *UpdateSessionRequest) Validate() error {
 	if err := checkSessionID(r.GetSessionId()); err != nil {
 		return err

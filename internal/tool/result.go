@@ -6,14 +6,17 @@ type BlockType int
 const (
 	BlockText BlockType = iota
 	BlockImage
+	// BlockDocument is a file the model reads whole, as the Messages API's
+	// document block: MediaType (application/pdf) and Data.
+	BlockDocument
 )
 
 // Block is one content block of a tool_result.
 type Block struct {
 	Type      BlockType
 	Text      string
-	MediaType string // images: image/png, image/jpeg, image/gif, image/webp
-	Data      []byte
+	MediaType string // images: image/png, image/jpeg, image/gif, image/webp; documents: application/pdf
+	Data      []byte // images and documents: the file's bytes, not base64
 }
 
 // Result is what a call produced.

@@ -1,16 +1,12 @@
 package read
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/http"
 	"unicode/utf8"
 
 	"github.com/toold/toold/internal/tool"
-	"github.com/toold/toold/internal/tools/filestate"
 )
 
 // imageType returns the media type of the image formats the Messages API
@@ -60,26 +56,6 @@ func trimPartialRune(b []byte) []byte {
 		}
 	}
 	return b
-}
-
-// image returns the file as an image block. Larger images will be scaled
-// down one day; until then they are refused with their size.
-func (c *call) image(t filestate.Target, fi fs.FileInfo, br *bufio.Reader, mediaType string) (*tool.Result, error) {
-	tooBig := func(size int64) error {
-		return tool.Failf("%s is an image (%s) of %s; images larger than %s cannot be returned. Make a smaller copy (for example with ImageMagick through Bash) and read that.",
-			t.Given.Abs, mediaType, humanBytes(size), humanBytes(c.opts.MaxImageBytes))
-	}
-	if fi.Size() > c.opts.MaxImageBytes {
-		return nil, tooBig(fi.Size())
-	}
-	data, err := io.ReadAll(io.LimitReader(br, c.opts.MaxImageBytes+1))
-	if err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	if int64(len(data)) > c.opts.MaxImageBytes {
-		return nil, tooBig(int64(len(data)))
-	}
-	return tool.Image(mediaType, data), nil
 }
 
 func humanBytes(n int64) string {

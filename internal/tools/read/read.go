@@ -1,5 +1,7 @@
 // Package read implements the Read tool: a file's text as numbered lines,
-// or an image the model can look at.
+// an image the model can look at (scaled down to what the Messages API
+// takes), a PDF as a document block of the pages asked for, or a Jupyter
+// notebook's cells with their outputs.
 package read
 
 import (
@@ -15,8 +17,32 @@ type Options struct {
 	// under the engine's 100,000-character cut so that the note telling the
 	// model where to continue is never the part cut away.
 	MaxOutputBytes int
-	// MaxImageBytes is the largest image returned (default 5 MiB).
+	// MaxImageBytes is the largest encoded image returned (default
+	// 3.75 MiB: the Messages API refuses an image whose base64 form passes
+	// 5 MiB). A larger image is re-encoded, and scaled down further, until
+	// it fits.
 	MaxImageBytes int64
+	// MaxImageDimension is the longest side, in pixels, of an image returned
+	// (default 2000: the API refuses larger images in a request that holds
+	// many, and scales down anything past about 1568 itself, so nothing the
+	// model could see is lost).
+	MaxImageDimension int
+	// MaxImageFileBytes is the largest image file Read will decode to scale
+	// down (default 50 MiB); MaxImagePixels bounds its decoded size (default
+	// 50 megapixels, about 200 MiB of memory), so a small file that claims
+	// huge dimensions is refused before it is decoded.
+	MaxImageFileBytes int64
+	MaxImagePixels    int64
+	// MaxPDFBytes is the largest PDF file Read parses (default 100 MiB).
+	MaxPDFBytes int64
+	// MaxDocumentBytes is the largest PDF returned as a document block
+	// (default 20 MiB: its base64 form, about 27 MiB, must fit in the API's
+	// 32 MB request with the rest of the conversation). A larger selection
+	// of pages is refused with a hint to ask for fewer.
+	MaxDocumentBytes int64
+	// MaxNotebookBytes is the largest notebook Read renders (default 100 MB,
+	// as Claude Code documents).
+	MaxNotebookBytes int64
 	// CountBudgetBytes bounds how far past the returned lines the file is
 	// scanned to count its remaining lines (default 16 MiB); beyond it the
 	// note gives a lower bound, so reading 10 lines of a huge file stays cheap.
@@ -24,10 +50,24 @@ type Options struct {
 }
 
 const (
-	defaultLimit            = 2000
-	defaultMaxOutputBytes   = 90_000
-	defaultMaxImageBytes    = 5 << 20
-	defaultCountBudgetBytes = 16 << 20
+	defaultLimit             = 2000
+	defaultMaxOutputBytes    = 90_000
+	defaultMaxImageBytes     = (5 << 20) * 3 / 4
+	defaultMaxImageDimension = 2000
+	defaultMaxImageFileBytes = 50 << 20
+	defaultMaxImagePixels    = 50_000_000
+	defaultMaxPDFBytes       = 100 << 20
+	defaultMaxDocumentBytes  = 20 << 20
+	defaultMaxNotebookBytes  = 100 << 20
+	defaultCountBudgetBytes  = 16 << 20
+)
+
+// Claude Code's documented PDF rules: a PDF of more than pdfWholeMaxPages
+// pages must be read with pages, and one call returns at most
+// pdfMaxPagesPerCall pages.
+const (
+	pdfWholeMaxPages   = 10
+	pdfMaxPagesPerCall = 20
 )
 
 // New returns the Read tool.
@@ -35,23 +75,34 @@ func New(opts Options) tool.Tool {
 	if opts.MaxOutputBytes <= 0 {
 		opts.MaxOutputBytes = defaultMaxOutputBytes
 	}
-	if opts.MaxImageBytes <= 0 {
-		opts.MaxImageBytes = defaultMaxImageBytes
-	}
+	setDefault(&opts.MaxImageBytes, defaultMaxImageBytes)
+	setDefault(&opts.MaxImageDimension, defaultMaxImageDimension)
+	setDefault(&opts.MaxImageFileBytes, defaultMaxImageFileBytes)
+	setDefault(&opts.MaxImagePixels, defaultMaxImagePixels)
+	setDefault(&opts.MaxPDFBytes, defaultMaxPDFBytes)
+	setDefault(&opts.MaxDocumentBytes, defaultMaxDocumentBytes)
+	setDefault(&opts.MaxNotebookBytes, defaultMaxNotebookBytes)
 	if opts.CountBudgetBytes <= 0 {
 		opts.CountBudgetBytes = defaultCountBudgetBytes
 	}
-	return &readTool{opts: opts}
+	return &readTool{opts: opts, description: describe(&opts)}
+}
+
+func setDefault[T int | int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 type readTool struct {
-	opts Options
+	opts        Options
+	description string
 }
 
 func (t *readTool) Definition() tool.Definition {
 	return tool.Definition{
 		Name:        "Read",
-		Description: description,
+		Description: t.description,
 		InputSchema: json.RawMessage(inputSchema),
 	}
 }
@@ -62,6 +113,7 @@ type input struct {
 	// has checked they are integers.
 	Offset *float64 `json:"offset"`
 	Limit  *float64 `json:"limit"`
+	Pages  *string  `json:"pages"`
 }
 
 func (t *readTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
@@ -89,6 +141,13 @@ func (t *readTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		}
 		c.limit, c.limitGiven = l, true
 	}
+	if in.Pages != nil {
+		sel, err := parsePages(*in.Pages)
+		if err != nil {
+			return nil, err
+		}
+		c.pages = sel
+	}
 	return c, nil
 }
 
@@ -109,6 +168,8 @@ type call struct {
 	limit int
 	// limitGiven tells the note on a partial view which limit stopped it.
 	limitGiven bool
+	// pages is the PDF page selection; nil when none was given.
+	pages pageSet
 }
 
 func (c *call) Traits() tool.Traits {

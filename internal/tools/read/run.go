@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
@@ -52,14 +54,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, filestate.AccessError(t.Given.Abs, err)
 	}
 
-	var res *tool.Result
-	if mediaType := imageType(head); mediaType != "" {
-		res, err = c.image(t, fi, br, mediaType)
-	} else if err = checkText(t.Given.Abs, head, whole); err == nil {
-		if res, err = c.text(ctx, br); err != nil {
-			err = filestate.AccessError(t.Given.Abs, err)
-		}
-	}
+	res, err := c.read(ctx, t, fi, br, head, whole)
 	if err != nil {
 		return nil, err
 	}
@@ -75,4 +70,36 @@ func bufferSize(size int64) int {
 	}
 	// One byte more than the file, so the first fill also sees EOF.
 	return max(int(size)+1, 16)
+}
+
+// read dispatches on what the file holds: the content decides for images
+// and PDFs, the name for notebooks (JSON says nothing of what it holds).
+func (c *call) read(ctx context.Context, t filestate.Target, fi fs.FileInfo, br *bufio.Reader, head []byte, whole bool) (*tool.Result, error) {
+	mediaType := imageType(head)
+	pdf := mediaType == "" && isPDF(head, named(t, ".pdf"))
+	if c.pages != nil && !pdf {
+		return nil, tool.InvalidInputf("pages applies to PDF files only, and %s is not a PDF. To read part of a text file, use offset and limit.", t.Given.Abs)
+	}
+	switch {
+	case mediaType != "":
+		return c.image(ctx, t, fi, br, mediaType)
+	case pdf:
+		return c.pdf(t, fi, br)
+	case named(t, ".ipynb"):
+		return c.notebook(ctx, t, fi, br)
+	}
+	if err := checkText(t.Given.Abs, head, whole); err != nil {
+		return nil, err
+	}
+	res, err := c.text(ctx, br)
+	if err != nil {
+		return nil, filestate.AccessError(t.Given.Abs, err)
+	}
+	return res, nil
+}
+
+// named reports whether the file, as the model named it or as its
+// symlinks resolve, has the extension ext.
+func named(t filestate.Target, ext string) bool {
+	return strings.EqualFold(filepath.Ext(t.Given.Abs), ext) || strings.EqualFold(filepath.Ext(t.Real.Abs), ext)
 }

@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/bash"
@@ -39,14 +42,16 @@ type fixture struct {
 	file   string
 }
 
-// start serves toold on a loopback TCP port, as a deployment would.
-func start(b *testing.B) *fixture {
+// start serves toold on a loopback TCP port, as a deployment would, with
+// the in-memory store.
+func start(b *testing.B) *fixture { return startWith(b, memstore.New()) }
+
+func startWith(b *testing.B, st store.Store) *fixture {
 	b.Helper()
 	reg, err := tool.NewRegistry(read.New(read.Options{}), bash.New(bash.Options{}))
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := memstore.New()
 	eng, err := texec.NewEngine(texec.Config{Registry: reg, Store: st, Policy: policy.WorkspaceOnly{}, Environ: texec.ProcessEnviron()})
 	if err != nil {
 		b.Fatal(err)
@@ -87,9 +92,14 @@ func start(b *testing.B) *fixture {
 	return f
 }
 
+// callSeq makes every call's tool_use_id new: a repeated one would be
+// answered from the journal instead of running.
+var callSeq atomic.Int64
+
 func (f *fixture) execute(ctx context.Context, name string, in map[string]any) error {
 	input, _ := structpb.NewStruct(in)
-	stream, err := f.tools.Execute(ctx, &tooldv1.ExecuteRequest{SessionId: f.sid, Calls: []*tooldv1.ToolCall{{ToolUseId: "toolu_b", Name: name, Input: input}}})
+	id := "toolu_" + strconv.FormatInt(callSeq.Add(1), 36)
+	stream, err := f.tools.Execute(ctx, &tooldv1.ExecuteRequest{SessionId: f.sid, Calls: []*tooldv1.ToolCall{{ToolUseId: id, Name: name, Input: input}}})
 	if err != nil {
 		return err
 	}

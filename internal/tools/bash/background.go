@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
 )
@@ -20,14 +21,31 @@ func (c *call) runBackground(ctx context.Context, env *tool.Env) (*tool.Result, 
 		return nil, tool.Errorf(tool.KindUnavailable, "background commands are not available on this server; run the command without run_in_background")
 	}
 	cwd := sessionDir(env)
-	info, err := reg.Start(env.SessionID, shells.Spec{
+	spec := shells.Spec{
 		Path:        c.tool.bash,
 		Args:        []string{"bash", "-c", c.command},
 		Dir:         cwd,
 		Env:         sessionEnviron(env),
 		Command:     c.command,
 		Description: c.description,
-	})
+	}
+	if sb := c.tool.sandbox; sb != nil {
+		// No context: a background shell outlives the call that
+		// started it, until KillShell or the end of its session.
+		proc, err := sb.Command(context.Background(), sandbox.Request{
+			SessionID: env.SessionID,
+			Dirs:      env.Files.Dirs(),
+			Dir:       cwd,
+			Env:       spec.Env,
+			Path:      spec.Path,
+			Args:      spec.Args,
+		})
+		if err != nil {
+			return nil, tool.Errorf(tool.KindUnavailable, "bash could not be prepared: %v", err)
+		}
+		spec.Process = proc
+	}
+	info, err := reg.Start(env.SessionID, spec)
 	switch {
 	case errors.Is(err, shells.ErrLimit):
 		return nil, tool.Failf("The command was not started: this session already has %d background shells running, as many as it may have. Stop one with the KillShell tool first.", len(reg.List(env.SessionID)))

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
 )
@@ -39,12 +40,17 @@ type Options struct {
 	// Shells keeps the commands run with run_in_background. Nil: the
 	// tool has no run_in_background field.
 	Shells *shells.Registry
+	// Sandbox confines every command, foreground and background. Nil (or
+	// a launcher in mode off): commands run as toold's user in a process
+	// group of their own.
+	Sandbox *sandbox.Launcher
 }
 
 type bashTool struct {
 	bash     string
 	stateDir string
 	shells   *shells.Registry
+	sandbox  *sandbox.Launcher
 	// initErr says why the tool cannot run commands (no bash, no private
 	// directory); every call reports it.
 	initErr error
@@ -54,6 +60,9 @@ type bashTool struct {
 // directory does not fail New: each call then reports the problem.
 func New(opts Options) tool.Tool {
 	t := &bashTool{bash: opts.BashPath, shells: opts.Shells}
+	if opts.Sandbox.Enabled() {
+		t.sandbox = opts.Sandbox
+	}
 	if t.bash == "" {
 		p, err := exec.LookPath("bash")
 		if err != nil {

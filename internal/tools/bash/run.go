@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"syscall"
 	"time"
@@ -40,7 +39,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	script, prefix := c.command, ""
 	var cwdFile *os.File
 	if !c.class.keepsDir || shellInitIn(environ) {
-		f, err := os.CreateTemp(t.stateDir, "cwd-")
+		f, err := t.cwdFile(env.SessionID)
 		if err != nil {
 			return nil, tool.Errorf(tool.KindInternal, "the Bash tool could not create its working file: %v", err)
 		}
@@ -58,29 +57,25 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, c.timeout, errTimeout)
 	defer cancelTimeout()
 
-	cmd := exec.CommandContext(runCtx, t.bash, "-c", script)
-	// argv[0] "bash", not the full path, so that messages read "bash: ...".
-	cmd.Args[0] = "bash"
-	cmd.Dir = cwd
-	cmd.Env = environ
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc, err := t.command(runCtx, env, cwd, environ, script)
+	if err != nil {
+		return nil, tool.Errorf(tool.KindUnavailable, "bash could not be prepared: %v", err)
+	}
+	cmd := proc.Exec()
 	out := newCapture(progress, func() { stop(errOverflow) })
 	if prefix != "" {
 		out.err.hide = []byte(prefix)
 	}
 	cmd.Stdout = &out.out
 	cmd.Stderr = &out.err
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	// Background processes may hold the output pipes open after bash has
 	// exited; WaitDelay stops waiting for them.
 	cmd.WaitDelay = waitDelay
 
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(); err != nil {
 		return nil, c.startError(ctx, env, cwd, err)
 	}
-	pgid := cmd.Process.Pid
-	waitErr := cmd.Wait()
-	killGroup(pgid)
+	waitErr := proc.Wait()
 
 	finalCwd, note := cwd, ""
 	if cwdFile != nil {

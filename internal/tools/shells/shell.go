@@ -2,7 +2,6 @@ package shells
 
 import (
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -59,6 +58,7 @@ type Info struct {
 type shell struct {
 	id, command, description, dir string
 	pid                           int
+	proc                          Process
 	started                       time.Time
 	out                           *spool
 	// done is closed once bash has been reaped, its group killed and its
@@ -94,8 +94,8 @@ func (sh *shell) info() Info {
 	}
 }
 
-// kill sends SIGKILL to the shell's process group. It reports false when
-// bash had already ended.
+// kill kills the shell's processes (its process group, or all that its
+// launcher tracks). It reports false when bash had already ended.
 func (sh *shell) kill() bool {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -103,7 +103,7 @@ func (sh *shell) kill() bool {
 		return false
 	}
 	sh.killing = true
-	killGroup(sh.pid)
+	sh.proc.Kill()
 	return true
 }
 
@@ -123,17 +123,13 @@ func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
 	}
 }
 
-// wait reaps bash, kills what is left of its process group (a shell ends
-// with its command, as a foreground Bash call does), collects the last of
-// the output and records how the shell ended.
-func (sh *shell) wait(cmd *exec.Cmd, r *os.File, copied <-chan struct{}) {
-	cmd.Wait()
+// wait reaps bash, kills what is left of it (a shell ends with its
+// command, as a foreground Bash call does), collects the last of the output
+// and records how the shell ended.
+func (sh *shell) wait(proc Process, r *os.File, copied <-chan struct{}) {
+	proc.Wait()
 	sh.mu.Lock()
 	sh.reaped = true
-	// While any member lives, the group id cannot be reused; Linux hands
-	// out pids in sequence, so it is not reused the moment bash is reaped
-	// either.
-	killGroup(sh.pid)
 	sh.mu.Unlock()
 	timer := time.NewTimer(pipeGrace)
 	select {
@@ -148,7 +144,7 @@ func (sh *shell) wait(cmd *exec.Cmd, r *os.File, copied <-chan struct{}) {
 	sh.out.finish()
 
 	code := -1 // bash could not be waited for, which leaves its status unknown
-	if ps := cmd.ProcessState; ps != nil {
+	if ps := proc.Exec().ProcessState; ps != nil {
 		status, _ := ps.Sys().(syscall.WaitStatus)
 		code = status.ExitStatus()
 		if status.Signaled() {

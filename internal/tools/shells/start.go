@@ -25,13 +25,31 @@ type Spec struct {
 	// Command and Description are kept for listings and messages.
 	Command     string
 	Description string
+	// Process, when set, is the command prepared by a launcher (the
+	// sandbox), which then starts, waits for and kills it; Path, Args,
+	// Dir and Env are not used. Nil: the shell runs Path itself in a
+	// process group of its own.
+	Process Process
+}
+
+// Process is a command prepared by a launcher that confines it and keeps
+// track of all of its processes.
+type Process interface {
+	// Exec is the command to give its output; Start and Wait are called
+	// on the Process, not on it.
+	Exec() *exec.Cmd
+	Start() error
+	// Wait waits for the command and kills whatever it left behind.
+	Wait() error
+	// Kill kills every process of the command.
+	Kill() error
 }
 
 // Start runs spec in its own process group with standard input empty and
 // standard output and error going, interleaved, to the shell's spool. It
 // returns at once.
 func (r *Registry) Start(sessionID string, spec Spec) (Info, error) {
-	if spec.Path == "" || len(spec.Args) == 0 {
+	if spec.Process == nil && (spec.Path == "" || len(spec.Args) == 0) {
 		return Info{}, errors.New("shells: no program to start")
 	}
 	r.mu.Lock()
@@ -110,16 +128,19 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shells: output pipe: %w", err)
 	}
-	cmd := &exec.Cmd{
-		Path:        spec.Path,
-		Args:        spec.Args,
-		Dir:         spec.Dir,
-		Env:         env,
-		Stdout:      pw,
-		Stderr:      pw,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	proc := spec.Process
+	if proc == nil {
+		proc = groupProcess{&exec.Cmd{
+			Path:        spec.Path,
+			Args:        spec.Args,
+			Dir:         spec.Dir,
+			Env:         env,
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		}}
 	}
-	err = cmd.Start()
+	cmd := proc.Exec()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = proc.Start()
 	// The child holds its own copy of the write end; ours must go so that
 	// the read end sees EOF when the last process writing to it ends.
 	pw.Close()
@@ -136,6 +157,28 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	}
 	copied := make(chan struct{})
 	go sh.copyOutput(pr, copied)
-	go sh.wait(cmd, pr, copied)
+	sh.proc = proc
+	go sh.wait(proc, pr, copied)
 	return sh, nil
+}
+
+// groupProcess runs a command in a process group of its own, which is what
+// is killed.
+type groupProcess struct{ cmd *exec.Cmd }
+
+func (g groupProcess) Exec() *exec.Cmd { return g.cmd }
+func (g groupProcess) Start() error    { return g.cmd.Start() }
+
+// Wait reaps bash, then kills what is left of its group. While any member
+// lives, the group id cannot be reused; Linux hands out pids in sequence,
+// so it is not reused the moment bash is reaped either.
+func (g groupProcess) Wait() error {
+	err := g.cmd.Wait()
+	killGroup(g.cmd.Process.Pid)
+	return err
+}
+
+func (g groupProcess) Kill() error {
+	killGroup(g.cmd.Process.Pid)
+	return nil
 }

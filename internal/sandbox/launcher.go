@@ -1,0 +1,233 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Launcher starts the commands of every session through the helper. It is
+// safe for concurrent use.
+type Launcher struct {
+	status Status
+	exe    string
+	args   []string
+	env    []string
+	unset  []string
+	read   []string
+	write  []string
+	limits Limits
+	// cgroups is nil without a writable cgroup v2 subtree; reaper is set
+	// instead.
+	cgroups *cgroupTree
+	reaper  *reaper
+	// stateDir holds one temporary directory per session.
+	stateDir string
+
+	mu       sync.Mutex
+	closed   bool
+	sessions map[string]*session
+}
+
+// New probes the machine, sets up the cgroup subtree or the subreaper and
+// logs which protections are active. With ModeRequired it fails when any is
+// missing; with ModeOff it probes nothing and commands run unconfined.
+func New(opts Options, log *slog.Logger) (*Launcher, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	mode := opts.Mode
+	if mode == "" {
+		mode = ModeBestEffort
+	}
+	l := &Launcher{status: Status{Mode: mode, Network: opts.Network}, sessions: make(map[string]*session)}
+	if mode == ModeOff {
+		log.Warn("sandbox off: commands run as toold's user with toold's access", "sandbox", l.status)
+		return l, nil
+	}
+	if err := l.setup(opts); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if mode == ModeRequired && len(l.status.Missing) > 0 {
+		l.Close()
+		return nil, fmt.Errorf("sandbox required but this machine lacks: %s", strings.Join(l.status.Missing, "; "))
+	}
+	log.Info("sandbox", "sandbox", l.status)
+	for _, m := range l.status.Missing {
+		log.Warn("sandbox protection missing", "reason", m)
+	}
+	return l, nil
+}
+
+func (l *Launcher) setup(opts Options) error {
+	st := &l.status
+	l.limits = opts.Limits
+	st.Limits = opts.Limits
+	l.exe = opts.Executable
+	if l.exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("sandbox: finding toold's binary for the helper: %w", err)
+		}
+		l.exe = exe
+	}
+	l.args = opts.HelperArgs
+	if len(l.args) == 0 {
+		l.args = []string{HelperCommand}
+	}
+	l.env = opts.HelperEnv
+	for _, kv := range opts.HelperEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		l.unset = append(l.unset, name)
+	}
+	l.read = append(append([]string(nil), DefaultReadDirs...), opts.ReadDirs...)
+	l.write = opts.WriteDirs
+
+	var why string
+	st.LandlockABI, why = landlockABI()
+	st.Landlock = st.LandlockABI > 0
+	l.miss(why)
+	if !opts.Network {
+		st.NetworkDenied = st.LandlockABI >= 4
+		if !st.NetworkDenied {
+			l.miss(fmt.Sprintf("network: the operator turned the network off, but Landlock ABI %d cannot deny TCP connect and bind (ABI 4, Linux 6.7, is needed)", st.LandlockABI))
+		}
+	}
+
+	st.UID, st.GID = os.Getuid(), os.Getgid()
+	st.User = opts.User
+	if st.User == "" {
+		st.User = "nobody"
+	}
+	if os.Geteuid() == 0 {
+		uid, gid, err := sandboxUser(st.User)
+		if err != nil {
+			l.miss("user switch: " + err.Error())
+			st.User = "root"
+		} else {
+			st.UserSwitch, st.UID, st.GID = true, uid, gid
+		}
+	} else {
+		st.User = fmt.Sprintf("uid %d (toold's own)", st.UID)
+	}
+	if !st.UserSwitch && l.limits.Processes > 0 {
+		// RLIMIT_NPROC counts every process of the user, toold's
+		// threads included, and root ignores it.
+		l.limits.Processes = 0
+		st.Limits.Processes = 0
+	}
+
+	l.setupCgroups(opts.CgroupDir)
+
+	dir, err := os.MkdirTemp(opts.StateDir, "toold-sandbox-")
+	if err != nil {
+		return fmt.Errorf("sandbox: making the sessions' temporary directory: %w", err)
+	}
+	l.stateDir = dir
+	// Other users may pass through to their own session's directory but
+	// not list the others.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	return nil
+}
+
+// setupCgroups makes the per-command cgroup subtree or, failing that,
+// turns toold into a child subreaper.
+func (l *Launcher) setupCgroups(override string) {
+	st := &l.status
+	var err error
+	own := override
+	switch {
+	case override == "-":
+		err = errors.New("turned off by configuration")
+	case override == "":
+		own, err = ownCgroupDir()
+	}
+	if err == nil {
+		l.cgroups, err = newCgroupTree(own)
+	}
+	if err != nil {
+		l.miss("cgroup: " + err.Error() + "; commands are tracked through a child subreaper instead, and memory.max and pids.max cannot be set")
+		if r, rerr := newReaper(true); rerr != nil {
+			l.miss("subreaper: " + rerr.Error())
+		} else {
+			l.reaper, st.Subreaper = r, true
+		}
+		return
+	}
+	st.Cgroup, st.CgroupDir = true, l.cgroups.base
+	// Not fatal: without it orphans of killed commands are init's to reap.
+	l.reaper, _ = newReaper(false)
+	st.MemoryMax, st.PidsMax = l.cgroups.memory, l.cgroups.pids
+	if (l.limits.MemoryMax > 0 && !st.MemoryMax) || (l.limits.PidsMax > 0 && !st.PidsMax) {
+		l.miss("cgroup limits: " + l.cgroups.note)
+	}
+}
+
+func (l *Launcher) miss(why string) {
+	if why != "" {
+		l.status.Missing = append(l.status.Missing, why)
+	}
+}
+
+// Status reports the protections in force.
+func (l *Launcher) Status() Status {
+	st := l.status
+	st.Missing = append([]string(nil), st.Missing...)
+	return st
+}
+
+// Enabled reports whether commands go through the helper (any mode but
+// off).
+func (l *Launcher) Enabled() bool { return l != nil && l.status.Mode != ModeOff }
+
+// Close kills every command still running, removes every session's
+// temporary directory and the cgroup subtree. Call it on shutdown, after
+// the background shells are closed.
+func (l *Launcher) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	sessions := l.sessions
+	l.sessions = make(map[string]*session)
+	l.mu.Unlock()
+	var errs []error
+	for _, s := range sessions {
+		errs = append(errs, s.close())
+	}
+	if l.stateDir != "" {
+		errs = append(errs, os.RemoveAll(l.stateDir))
+	}
+	if l.cgroups != nil {
+		errs = append(errs, l.cgroups.close())
+	}
+	return errors.Join(errs...)
+}
+
+// CloseSession kills the session's commands that are still running and
+// removes its temporary directory. Call it when the session is deleted or
+// expires, after the shells registry's CloseSession.
+func (l *Launcher) CloseSession(sessionID string) error {
+	l.mu.Lock()
+	s := l.sessions[sessionID]
+	delete(l.sessions, sessionID)
+	l.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.close()
+}
+
+// killGroup kills a process group; one that is gone already is no error.
+func killGroup(pgid int) error {
+	err := syscall.Kill(-pgid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}

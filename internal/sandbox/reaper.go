@@ -1,0 +1,114 @@
+package sandbox
+
+import (
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// reaper is the fallback where no cgroup holds a command: toold is a child
+// subreaper, so a process whose helper died before it could clean up (a
+// command run as toold's own user can kill its helper) is re-parented to
+// toold instead of init, and the sweep after each command kills it.
+//
+// A process is a stray when toold is its parent, it is not in toold's own
+// session (every helper starts a session; other children of toold, such as
+// hook commands, stay in toold's) and it is not a live helper.
+//
+// With cgroups the reaper only reaps: cgroup.kill has killed a finished
+// command's processes, but those it had orphaned were re-parented to toold
+// and must be waited for, or they stay zombies (and count against the
+// sandbox user's RLIMIT_NPROC) under an init that does not reap, or under
+// toold itself as the container's pid 1. Live strays there belong to
+// running commands and are left alone.
+type reaper struct {
+	self, session int
+	// kill: strays are killed (no cgroups), not only reaped.
+	kill bool
+	// mu is held while a helper is cloned and recorded, and during a
+	// sweep, so that a sweep never sees an unrecorded helper.
+	mu      sync.Mutex
+	helpers map[int]bool
+	// reaping holds the strays that a goroutine waits for; a second wait
+	// on the same pid could, after the first reaped it, take the status of
+	// an unrelated new child that got the pid.
+	reapMu  sync.Mutex
+	reaping map[int]bool
+}
+
+func newReaper(kill bool) (*reaper, error) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return nil, err
+	}
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		return nil, err
+	}
+	return &reaper{self: os.Getpid(), session: sid, kill: kill, helpers: make(map[int]bool), reaping: make(map[int]bool)}, nil
+}
+
+// starting runs start (which clones a helper and returns its pid) so that
+// no sweep runs in between.
+func (r *reaper) starting(start func() (int, error)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pid, err := start()
+	if err == nil {
+		r.helpers[pid] = true
+	}
+	return err
+}
+
+// ended forgets a helper that has been reaped.
+func (r *reaper) ended(pid int) {
+	r.mu.Lock()
+	delete(r.helpers, pid)
+	r.mu.Unlock()
+}
+
+// sweep kills every stray until none is left. Killed strays are reaped in
+// the background: one stuck in uninterruptible sleep must not hold up the
+// call.
+func (r *reaper) sweep() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		strays := processes(func(p procStat) bool {
+			return p.ppid == r.self && p.session != r.session && !r.helpers[p.pid]
+		})
+		live := 0
+		for _, p := range strays {
+			switch {
+			case p.state == 'Z':
+				r.reap(p.pid)
+			case r.kill:
+				live++
+				syscall.Kill(p.pid, syscall.SIGKILL)
+				r.reap(p.pid)
+			}
+		}
+		if live == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// reap waits for a killed stray in the background, once per pid.
+func (r *reaper) reap(pid int) {
+	r.reapMu.Lock()
+	defer r.reapMu.Unlock()
+	if r.reaping[pid] {
+		return
+	}
+	r.reaping[pid] = true
+	go func() {
+		unix.Wait4(pid, nil, 0, nil)
+		r.reapMu.Lock()
+		delete(r.reaping, pid)
+		r.reapMu.Unlock()
+	}()
+}

@@ -1,0 +1,64 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// helperSpec is what toold tells the helper, as JSON in the helper's first
+// argument. The helper trusts it: only toold starts the helper with
+// privileges, and a confined command that starts it again can only narrow
+// its own confinement further.
+type helperSpec struct {
+	// Path is the program to exec (bash); its argv follows "--".
+	Path string `json:"path"`
+	// UID and GID switch the user when SwitchUser is set; supplementary
+	// groups are dropped.
+	SwitchUser bool `json:"switch_user,omitempty"`
+	UID        int  `json:"uid,omitempty"`
+	GID        int  `json:"gid,omitempty"`
+	// Landlock applies the rules below; without it only no_new_privs is
+	// set.
+	Landlock bool `json:"landlock,omitempty"`
+	// ReadDirs may be read and executed; WriteDirs also written; DevFiles
+	// are device files opened for reading and writing (/dev/null).
+	ReadDirs  []string `json:"read_dirs,omitempty"`
+	WriteDirs []string `json:"write_dirs,omitempty"`
+	DevFiles  []string `json:"dev_files,omitempty"`
+	// DenyNetwork denies TCP (and, where handled, UDP) connect and bind.
+	DenyNetwork bool `json:"deny_network,omitempty"`
+	// Rlimits are applied before exec.
+	Rlimits []rlimit `json:"rlimits,omitempty"`
+	// Supervise: there is no cgroup, so the helper stays as the parent
+	// and subreaper of the command, which keeps the command's orphans
+	// among its descendants until it ends, instead of exec'ing.
+	Supervise bool `json:"supervise,omitempty"`
+	// Unset names variables of the helper's environment that must not
+	// reach the command.
+	Unset []string `json:"unset,omitempty"`
+}
+
+type rlimit struct {
+	Resource int    `json:"resource"`
+	Value    uint64 `json:"value"`
+}
+
+func (s *helperSpec) encode() string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		// Every field is a plain value.
+		panic(err)
+	}
+	return string(b)
+}
+
+func decodeSpec(arg string) (*helperSpec, error) {
+	var s helperSpec
+	if err := json.Unmarshal([]byte(arg), &s); err != nil {
+		return nil, fmt.Errorf("bad helper instructions: %w", err)
+	}
+	if s.Path == "" {
+		return nil, fmt.Errorf("bad helper instructions: no program")
+	}
+	return &s, nil
+}

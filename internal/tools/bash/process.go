@@ -1,0 +1,61 @@
+package bash
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/shells"
+)
+
+// command prepares `bash -c script`: through the sandbox when the tool has
+// one, else in a process group of its own. Cancelling ctx kills all of it.
+func (t *bashTool) command(ctx context.Context, env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
+	// argv[0] "bash", not the full path, so that messages read "bash: ...".
+	args := []string{"bash", "-c", script}
+	if t.sandbox != nil {
+		return t.sandbox.Command(ctx, sandbox.Request{
+			SessionID: env.SessionID,
+			Dirs:      env.Files.Dirs(),
+			Dir:       cwd,
+			Env:       environ,
+			Path:      t.bash,
+			Args:      args,
+		})
+	}
+	cmd := exec.CommandContext(ctx, t.bash)
+	cmd.Args = args
+	cmd.Dir = cwd
+	cmd.Env = environ
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	return groupProcess{cmd}, nil
+}
+
+// groupProcess is a command in a process group of its own; once bash has
+// exited, whatever is left of the group is killed, so no process of the
+// call outlives it (unless it left the group with setsid).
+type groupProcess struct{ cmd *exec.Cmd }
+
+func (g groupProcess) Exec() *exec.Cmd { return g.cmd }
+func (g groupProcess) Start() error    { return g.cmd.Start() }
+func (g groupProcess) Kill() error     { return killGroup(g.cmd.Process.Pid) }
+
+func (g groupProcess) Wait() error {
+	err := g.cmd.Wait()
+	killGroup(g.cmd.Process.Pid)
+	return err
+}
+
+// cwdFile makes the per-call file the shell's EXIT trap writes its final
+// directory to: in the tool's private directory, or under the sandbox in
+// the session's temporary directory, where the confined shell may write.
+func (t *bashTool) cwdFile(sessionID string) (*os.File, error) {
+	if t.sandbox != nil {
+		return t.sandbox.TempFile(sessionID, "cwd-")
+	}
+	return os.CreateTemp(t.stateDir, "cwd-")
+}

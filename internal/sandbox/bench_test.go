@@ -14,12 +14,19 @@ import (
 // binary, the Landlock ruleset, the user switch and, where it exists, the
 // cgroup made, entered at clone and removed per command.
 func BenchmarkBashTrue(b *testing.B) {
+	b.Run("cgroup", func(b *testing.B) { benchBashTrue(b, "") })
+	b.Run("subreaper", func(b *testing.B) { benchBashTrue(b, "-") })
+}
+
+func benchBashTrue(b *testing.B, cgroupDir string) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := newFixture(&testing.T{}, Options{})
-	defer f.l.Close()
+	f := newFixture(b, Options{CgroupDir: cgroupDir})
+	if cgroupDir == "" && !f.l.Status().Cgroup {
+		b.Logf("MISSING on this machine: per-command cgroups (%v); this figure is the subreaper's", f.l.Status().Missing)
+	}
 	direct := make([]time.Duration, 0, b.N)
 	helped := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

@@ -138,12 +138,11 @@ func TestNetworkOffRefusesTCP(t *testing.T) {
 }
 
 func TestRequiredRefusesToStartWithoutAProtection(t *testing.T) {
-	root := t.TempDir()
-	_, err := New(Options{Mode: ModeRequired, CgroupDir: "-", StateDir: root, Network: true}, nil)
+	_, err := New(Options{Mode: ModeRequired, CgroupDir: "-", Network: true}, nil)
 	if err == nil || !strings.Contains(err.Error(), "cgroup") {
 		t.Fatalf("required mode without cgroups: err = %v, want a refusal naming the cgroup", err)
 	}
-	l, err := New(Options{Mode: ModeBestEffort, CgroupDir: "-", StateDir: root, Network: true}, nil)
+	l, err := New(Options{Mode: ModeBestEffort, CgroupDir: "-", Network: true}, nil)
 	if err != nil {
 		t.Fatalf("best-effort mode refused to start: %v", err)
 	}

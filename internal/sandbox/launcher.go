@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -134,7 +135,27 @@ func (l *Launcher) setup(opts Options) error {
 	if err := os.Chmod(dir, 0o711); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
+	if st.UserSwitch {
+		return reachable(dir)
+	}
 	return nil
+}
+
+// reachable checks that every directory above dir lets others pass, so
+// that the sandbox user can reach its HOME and TMPDIR below it.
+func reachable(dir string) error {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("sandbox: the sandbox user cannot pass through %s (mode %o) to the sessions' directories; choose another state directory", d, fi.Mode().Perm())
+		}
+		if d == "/" || d == "." {
+			return nil
+		}
+	}
 }
 
 // setupCgroups makes the per-command cgroup subtree or, failing that,

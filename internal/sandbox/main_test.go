@@ -33,7 +33,7 @@ type fixture struct {
 
 // newFixture makes a launcher with opts (helper and state directory filled
 // in) and a workspace that the sandbox user can reach.
-func newFixture(t *testing.T, opts Options) *fixture {
+func newFixture(t testing.TB, opts Options) *fixture {
 	t.Helper()
 	root, err := os.MkdirTemp("", "sandbox-test-")
 	if err != nil {
@@ -89,7 +89,7 @@ func describe(ws syscall.WaitStatus) string {
 }
 
 // run runs script through the launcher in the fixture's session.
-func (f *fixture) run(t *testing.T, ctx context.Context, script string, env ...string) result {
+func (f *fixture) run(t testing.TB, ctx context.Context, script string, env ...string) result {
 	t.Helper()
 	c, err := f.command(ctx, script, env...)
 	if err != nil {

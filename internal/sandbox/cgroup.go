@@ -283,15 +283,6 @@ func (cg *commandCgroup) remove() error {
 	}
 }
 
-// populated reports whether any process is left in the cgroup.
-func (cg *commandCgroup) populated() bool {
-	data, err := os.ReadFile(filepath.Join(cg.dir, "cgroup.events"))
-	if err != nil {
-		return false
-	}
-	return strings.Contains(string(data), "populated 1")
-}
-
 // close removes the base directory; every command cgroup must be gone.
 func (t *cgroupTree) close() error {
 	err := unix.Rmdir(t.base)

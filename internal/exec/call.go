@@ -43,7 +43,10 @@ type Call struct {
 	Invocation tool.Invocation
 
 	started time.Time
-	log     *callLog // set while the call runs in a batch that owns it
+	log     *callLog // set while the call runs
+	// unclaimed: the call runs before it is recorded (see unclaimed); it
+	// may not ask anyone.
+	unclaimed bool
 }
 
 // ToolName is the tool's canonical name once looked up, else the

@@ -37,12 +37,13 @@ type Config struct {
 
 // Engine executes batches of tool calls.
 type Engine struct {
-	cfg     Config
-	prepare Handler
-	run     Handler
-	files   *workspaceCache
-	active  *activeCalls
-	leases  *leases
+	cfg      Config
+	prepare  Handler
+	run      Handler
+	files    *workspaceCache
+	active   *activeCalls
+	leases   *leases
+	sessions *sessionCache
 }
 
 // NewEngine compiles every tool's schema and assembles the call path.
@@ -65,7 +66,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, files: newWorkspaceCache(), active: newActiveCalls()}
+	e := &Engine{cfg: cfg, files: newWorkspaceCache(), active: newActiveCalls(), sessions: newSessionCache(100_000)}
 	e.leases = newLeases(e)
 
 	// The call path. It has two phases because partitioning a batch needs
@@ -89,7 +90,22 @@ func NewEngine(cfg Config) (*Engine, error) {
 // Starting the batch is one store step: it reads the session and claims
 // every call. A call another request already ran is replayed from the
 // journal; one running elsewhere is followed; only the claimed ones run.
+// A batch of repeatable calls (reads) on a session this replica has seen
+// skips that step: it runs on the cached session and each call is
+// recorded after it ran, if the session has not changed meanwhile.
 func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, sink Sink) error {
+	if sess := e.sessions.get(sessionID); sess != nil {
+		rest, err := e.unclaimed(ctx, sess, reqs, sink)
+		if err != nil || len(rest) == 0 {
+			return err
+		}
+		reqs = rest
+	}
+	return e.claimed(ctx, sessionID, reqs, sink)
+}
+
+// claimed runs a batch the regular way: claim, then run or follow.
+func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, sink Sink) error {
 	owner := e.newOwner()
 	claims := make([]store.Claim, len(reqs))
 	for i, r := range reqs {
@@ -99,6 +115,7 @@ func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, 
 	if err != nil {
 		return err
 	}
+	e.sessions.put(sess)
 	ctx, done := e.active.add(ctx, sessionID)
 	defer done()
 	files, err := e.files.get(sess)
@@ -185,8 +202,10 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) 
 			slog.String("tool", c.ToolName()), slog.String("kind", res.Kind.String()), slog.Duration("duration", dur))
 	}
 	if cwd := log.cwd(); cwd != "" {
-		// Later calls of the batch start where this one left off.
+		// Later calls of the batch start where this one left off; the
+		// cached session is out of date.
 		c.Session.Cwd = cwd
+		e.sessions.drop(c.Session.ID)
 	}
 	log.finish(ctx, Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}}, res.Kind == tool.KindCancelled)
 }
@@ -232,6 +251,7 @@ func groupSafe(calls []*Call, prepErr []error, g []int) bool {
 func (e *Engine) CancelSession(ctx context.Context, sessionID string) error {
 	err := e.active.cancel(ctx, sessionID)
 	e.files.drop(sessionID)
+	e.sessions.drop(sessionID)
 	if f, ok := e.cfg.Policy.(interface{ Forget(string) }); ok {
 		f.Forget(sessionID)
 	}

@@ -18,9 +18,10 @@ import (
 // fakeTool is configured per test: its schema takes {"text": string,
 // "n": integer, "flag": boolean}, and run decides what a call does.
 type fakeTool struct {
-	name string
-	safe bool
-	run  func(ctx context.Context, in fakeInput, env *tool.Env) (*tool.Result, error)
+	name       string
+	safe       bool
+	repeatable bool
+	run        func(ctx context.Context, in fakeInput, env *tool.Env) (*tool.Result, error)
 }
 
 type fakeInput struct {
@@ -55,7 +56,7 @@ type fakeInv struct {
 }
 
 func (i *fakeInv) Traits() tool.Traits {
-	return tool.Traits{ReadOnly: i.t.safe, ConcurrencySafe: i.t.safe}
+	return tool.Traits{ReadOnly: i.t.safe, ConcurrencySafe: i.t.safe, Repeatable: i.t.repeatable}
 }
 func (i *fakeInv) Activity() tool.Activity { return tool.Activity{Summary: i.t.name + " " + i.in.Text} }
 func (i *fakeInv) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {

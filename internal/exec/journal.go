@@ -116,6 +116,10 @@ type callLog struct {
 	started bool
 	done    bool
 	fx      store.Effects
+	// hold keeps events from the client until the call is recorded (an
+	// unclaimed run, which may be thrown away).
+	hold bool
+	held []Event
 }
 
 func (e *Engine) newCallLog(sessionID, toolUseID, owner string, out Sink) *callLog {
@@ -132,6 +136,11 @@ func (l *callLog) Emit(ev Event) error {
 		l.started = true
 	}
 	l.keep(ev)
+	if l.hold {
+		l.held = append(l.held, ev)
+		l.mu.Unlock()
+		return nil
+	}
 	urgent := ev.PermissionRequest != nil
 	if !urgent && l.timer == nil && !l.done {
 		l.timer = time.AfterFunc(l.e.cfg.Journal.FlushDelay, l.flushLater)
@@ -222,6 +231,39 @@ func (l *callLog) finish(ctx context.Context, ev Event, cancelled bool) {
 	l.mu.Lock()
 	l.out.Emit(ev)
 	l.mu.Unlock()
+}
+
+// commit records an unclaimed run with its final event; only when the
+// record is made are the held events and the result sent on.
+func (l *callLog) commit(ctx context.Context, ev Event, fp, etag string) (store.CommitResult, error) {
+	l.mu.Lock()
+	l.done = true
+	l.seq++
+	ev.Seq = l.seq
+	l.keep(ev)
+	evs, fx := l.buf, l.fx
+	l.buf = nil
+	l.mu.Unlock()
+	r, err := l.e.cfg.Store.CommitCall(context.WithoutCancel(ctx), l.ref, fp, etag, evs, fx, l.e.cfg.Journal.Times)
+	if err == nil && r == store.Committed {
+		l.release(ev)
+	}
+	return r, err
+}
+
+// release sends the held events and the final one, unrecorded.
+func (l *callLog) release(final Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if final.Seq == 0 {
+		l.seq++
+		final.Seq = l.seq
+	}
+	for _, ev := range l.held {
+		l.out.Emit(ev)
+	}
+	l.held = nil
+	l.out.Emit(final)
 }
 
 // The session state a tool touches goes through its call's log, so that

@@ -74,6 +74,9 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 			return nil, tool.Errorf(tool.KindUnavailable, "The permission check could not be made, so the call did not run: %v", err)
 		}
 		if dec.Behavior == policy.Ask {
+			if c.unclaimed {
+				return nil, errNeedsClaim
+			}
 			dec = e.denialLimit(ctx, c, dec)
 		}
 		c.Sink.Emit(Event{ToolUseID: c.ToolUseID, Decision: &dec})

@@ -98,6 +98,21 @@ type CallTimes struct {
 	Keep time.Duration
 }
 
+// CommitResult is what CommitCall did.
+type CommitResult int
+
+const (
+	// Committed: the call's record was created, done, with its events and
+	// effects.
+	Committed CommitResult = iota
+	// CommitStale: the session changed since the ETag was read; nothing
+	// was stored.
+	CommitStale
+	// CommitExists: the call has a record already (another run of it);
+	// nothing was stored.
+	CommitExists
+)
+
 // CallRef names one call.
 type CallRef struct {
 	SessionID string
@@ -119,6 +134,14 @@ type Journal interface {
 	// caller must own the call, or its owner's lease must have lapsed
 	// (ErrNotOwner otherwise, and nothing changes).
 	FinishCall(ctx context.Context, ref CallRef, owner string, evs []CallEvent, fx Effects, t CallTimes) error
+	// CommitCall records a call that ran without a claim, in one atomic
+	// step: only if the session's ETag is still etag and the call has no
+	// record, it creates the record done, with the events (the final one
+	// last) and the effects. It serves calls that may safely run twice
+	// (read-only ones): they run first and are recorded after, so that the
+	// call costs one round trip. ErrCallConflict when a record of the id has
+	// another fingerprint; ErrNotFound when the session is absent.
+	CommitCall(ctx context.Context, ref CallRef, fingerprint, etag string, evs []CallEvent, fx Effects, t CallTimes) (CommitResult, error)
 	// ReleaseCall drops owner's claim of a call that never started, with
 	// its events; a call owned by another owner is left alone.
 	ReleaseCall(ctx context.Context, ref CallRef, owner string) error

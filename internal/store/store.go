@@ -41,6 +41,10 @@ type Session struct {
 	// Revision grows with every UpdateSession, so compiled rule sets can be
 	// cached per (session, revision).
 	Revision int64
+	// ETag is set by the store on every read and differs whenever anything
+	// of the stored session differs (its cwd included); it is not stored.
+	// CommitCall compares it.
+	ETag string
 }
 
 // RuleLists are permission rules of one settings source.

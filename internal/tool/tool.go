@@ -47,6 +47,12 @@ type Traits struct {
 	ReadOnly        bool
 	ConcurrencySafe bool
 	Destructive     bool
+	// Repeatable: running the call again changes nothing and it reports
+	// no progress while it runs (Read, Glob, Grep). The engine may then
+	// run it before recording it, holding its events until the record is
+	// made: one store round trip instead of two. Reads that consume
+	// something (a shell's new output) or take long are not repeatable.
+	Repeatable bool
 }
 
 // Activity is what a console or a log line shows for a call.

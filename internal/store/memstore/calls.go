@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/toold/toold/internal/store"
@@ -84,7 +85,7 @@ func (m *Store) BeginCalls(_ context.Context, sessionID, owner string, claims []
 			leaseUntil: now.Add(t.Lease), expires: now.Add(t.Keep), changed: make(chan struct{}),
 		}
 	}
-	return e.s.Clone(), res, nil
+	return e.session(), res, nil
 }
 
 // owned returns the call if owner holds it, or (lapsed) its lease lapsed.
@@ -137,6 +138,11 @@ func (m *Store) FinishCall(_ context.Context, ref store.CallRef, owner string, e
 	c.status = store.CallDone
 	c.expires = now.Add(t.Keep)
 	c.notify()
+	e.apply(fx)
+	return nil
+}
+
+func (e *entry) apply(fx store.Effects) {
 	for p, st := range fx.Reads {
 		if e.stamps == nil {
 			e.stamps = make(map[string]store.FileStamp)
@@ -145,8 +151,35 @@ func (m *Store) FinishCall(_ context.Context, ref store.CallRef, owner string, e
 	}
 	if fx.Cwd != "" {
 		e.s.Cwd = fx.Cwd
+		e.ver++
 	}
-	return nil
+}
+
+func (m *Store) CommitCall(_ context.Context, ref store.CallRef, fingerprint, etag string, evs []store.CallEvent, fx store.Effects, t store.CallTimes) (store.CommitResult, error) {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.sessions[ref.SessionID]
+	if !ok {
+		return 0, notFound(ref.SessionID)
+	}
+	if c := e.live(ref.ToolUseID, now); c != nil {
+		if c.fingerprint != fingerprint {
+			return 0, fmt.Errorf("tool_use_id %s: %w", ref.ToolUseID, store.ErrCallConflict)
+		}
+		return store.CommitExists, nil
+	}
+	if strconv.FormatUint(e.ver, 10) != etag {
+		return store.CommitStale, nil
+	}
+	if e.calls == nil {
+		e.calls = make(map[string]*call)
+	}
+	c := &call{fingerprint: fingerprint, status: store.CallDone, expires: now.Add(t.Keep), changed: make(chan struct{})}
+	c.append(evs)
+	e.calls[ref.ToolUseID] = c
+	e.apply(fx)
+	return store.Committed, nil
 }
 
 func (m *Store) ReleaseCall(_ context.Context, ref store.CallRef, owner string) error {

@@ -5,6 +5,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,6 +25,14 @@ type entry struct {
 	stamps  map[string]store.FileStamp
 	denials []time.Time // ascending
 	calls   map[string]*call
+	ver     uint64 // grows with every change of s: the ETag
+}
+
+// session returns a copy with the ETag set.
+func (e *entry) session() *store.Session {
+	c := e.s.Clone()
+	c.ETag = strconv.FormatUint(e.ver, 10)
+	return c
 }
 
 // New returns an empty store.
@@ -37,7 +46,9 @@ func (m *Store) CreateSession(_ context.Context, s *store.Session) error {
 	if _, ok := m.sessions[s.ID]; ok {
 		return fmt.Errorf("session %s: %w", s.ID, store.ErrExists)
 	}
-	m.sessions[s.ID] = &entry{s: s.Clone()}
+	c := s.Clone()
+	c.ETag = ""
+	m.sessions[s.ID] = &entry{s: c}
 	return nil
 }
 
@@ -48,7 +59,7 @@ func (m *Store) GetSession(_ context.Context, id string) (*store.Session, error)
 	if !ok {
 		return nil, notFound(id)
 	}
-	return e.s.Clone(), nil
+	return e.session(), nil
 }
 
 func (m *Store) DeleteSession(_ context.Context, id string) error {
@@ -78,8 +89,10 @@ func (m *Store) UpdateSession(_ context.Context, id string, fn func(*store.Sessi
 	}
 	c.ID = id
 	c.Revision = e.s.Revision + 1
+	c.ETag = ""
 	e.s = c
-	return c.Clone(), nil
+	e.ver++
+	return e.session(), nil
 }
 
 func (m *Store) RecordDenial(_ context.Context, id string, at time.Time, window time.Duration) (int, error) {
@@ -125,6 +138,7 @@ func (m *Store) SetCwd(_ context.Context, id, cwd string) error {
 		return notFound(id)
 	}
 	e.s.Cwd = cwd
+	e.ver++
 	return nil
 }
 

@@ -108,12 +108,9 @@ func (s *Store) FinishCall(ctx context.Context, ref store.CallRef, owner string,
 	}
 	rec, stream := k.call(ref.ToolUseID)
 	args := []any{s.ttlMs, owner, store.MaxCallEvents, ms(t.Keep), ref.ToolUseID, fx.Cwd, len(fx.Reads)}
-	for p, st := range fx.Reads {
-		enc, err := encodeStamp(st)
-		if err != nil {
-			return fmt.Errorf("redis: encode stamp: %w", err)
-		}
-		args = append(args, p, enc)
+	args, err = stampArgs(args, fx)
+	if err != nil {
+		return err
 	}
 	args = eventArgs(args, evs)
 	v, err := scriptFinishCall.Run(ctx, s.c, append(k.all(), rec, stream), args...).Int64()
@@ -126,6 +123,49 @@ func (s *Store) FinishCall(ctx context.Context, ref store.CallRef, owner string,
 		return fmt.Errorf("call %s: %w", ref.ToolUseID, store.ErrNotOwner)
 	}
 	return nil
+}
+
+func (s *Store) CommitCall(ctx context.Context, ref store.CallRef, fingerprint, etag string, evs []store.CallEvent, fx store.Effects, t store.CallTimes) (store.CommitResult, error) {
+	k, err := s.keys(ref.SessionID)
+	if err != nil {
+		return 0, err
+	}
+	rec, stream := k.call(ref.ToolUseID)
+	args := []any{s.ttlMs, store.MaxCallEvents, ms(t.Keep), ref.ToolUseID, fingerprint, etag, fx.Cwd, len(fx.Reads)}
+	args, err = stampArgs(args, fx)
+	if err != nil {
+		return 0, err
+	}
+	args = eventArgs(args, evs)
+	v, err := scriptCommitCall.Run(ctx, s.c, append(k.all(), rec, stream), args...).Int64()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return 0, notFound(ref.SessionID)
+	case err != nil:
+		return 0, unavailable(err)
+	}
+	switch v {
+	case 0:
+		return store.Committed, nil
+	case 1:
+		return store.CommitStale, nil
+	case 2:
+		return store.CommitExists, nil
+	case 3:
+		return 0, fmt.Errorf("tool_use_id %s: %w", ref.ToolUseID, store.ErrCallConflict)
+	}
+	return 0, unexpected(ref.SessionID, v)
+}
+
+func stampArgs(args []any, fx store.Effects) ([]any, error) {
+	for p, st := range fx.Reads {
+		enc, err := encodeStamp(st)
+		if err != nil {
+			return nil, fmt.Errorf("redis: encode stamp: %w", err)
+		}
+		args = append(args, p, enc)
+	}
+	return args, nil
 }
 
 func (s *Store) ReleaseCall(ctx context.Context, ref store.CallRef, owner string) error {

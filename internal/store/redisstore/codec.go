@@ -1,6 +1,8 @@
 package redisstore
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -106,7 +108,15 @@ func decodeSession(b []byte) (*store.Session, error) {
 		User:           w.User.rules(),
 		SessionRules:   w.SessionRules.rules(),
 		Revision:       w.Revision,
+		ETag:           etag(b),
 	}, nil
+}
+
+// etag is the SHA-1 of the stored JSON: scripts compute the same with
+// redis.sha1hex, so any change of the session, by any writer, changes it.
+func etag(b []byte) string {
+	h := sha1.Sum(b)
+	return hex.EncodeToString(h[:])
 }
 
 func encodeStamp(st store.FileStamp) (string, error) {

@@ -302,6 +302,7 @@ func (s *Store) tryUpdate(ctx context.Context, id string, k keys, fn func(*store
 		if err != nil {
 			return errFn{fmt.Errorf("encode session %s: %w", id, err)}
 		}
+		c.ETag = etag(data)
 		ttl := s.opts.SessionTTL
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			p.Set(ctx, k.session, data, ttl)

@@ -236,7 +236,7 @@ return 1
 // (seq, data, final) triples. Returns nil without a session, 0 when the
 // owner may not finish the call (not its own, and its lease has not lapsed,
 // or not running), else 1.
-var scriptFinishCall = redis.NewScript(touch + nowMs + appendEvents + `
+var scriptFinishCall = redis.NewScript(touch + nowMs + appendEvents + setCwd + `
 local v = redis.call('GET', KEYS[1])
 if not v then return false end
 local r = redis.call('HMGET', KEYS[5], 'owner', 'st', 'lease')
@@ -246,17 +246,52 @@ local n = tonumber(ARGV[7])
 for i = 0, n - 1 do
   redis.call('HSET', KEYS[2], ARGV[8 + 2 * i], ARGV[9 + 2 * i])
 end
-if ARGV[6] ~= '' then
-  local s = cjson.decode(v)
-  s['cwd'] = ARGV[6]
-  redis.call('SET', KEYS[1], cjson.encode(s), 'PX', ARGV[1])
-end
+if ARGV[6] ~= '' then setCwd(v, ARGV[6]) end
 redis.call('HSET', KEYS[5], 'st', 'd')
 redis.call('PEXPIRE', KEYS[5], ARGV[4])
 appendEvents(KEYS[5], KEYS[6], ARGV[3], ARGV, 8 + 2 * n)
 redis.call('ZADD', KEYS[4], nowMs() + tonumber(ARGV[4]), ARGV[5])
 touch()
 return 1
+`)
+
+// setCwd rewrites the cwd field of the session JSON v in KEYS[1], with
+// the idle TTL in ARGV[1].
+const setCwd = `
+local function setCwd(v, cwd)
+  local s = cjson.decode(v)
+  s['cwd'] = cwd
+  redis.call('SET', KEYS[1], cjson.encode(s), 'PX', ARGV[1])
+end
+`
+
+// scriptCommitCall: the session keys, KEYS[5] = record, KEYS[6] = stream;
+// ARGV[2] = cap, ARGV[3] = keep ms, ARGV[4] = tool_use_id, ARGV[5] =
+// fingerprint, ARGV[6] = the session ETag the call ran with, ARGV[7] = new
+// cwd or "", ARGV[8] = n, then n (path, stamp) pairs, then (seq, data,
+// final) triples. Returns nil without a session; 3 when the record exists
+// with another fingerprint, 2 when it exists, 1 when the session changed
+// (nothing stored in these three cases); 0 when it stored the call, done.
+var scriptCommitCall = redis.NewScript(touch + nowMs + appendEvents + setCwd + `
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+local fp = redis.call('HGET', KEYS[5], 'fp')
+if fp then
+  if fp ~= ARGV[5] then return 3 end
+  return 2
+end
+if redis.sha1hex(v) ~= ARGV[6] then return 1 end
+local n = tonumber(ARGV[8])
+for i = 0, n - 1 do
+  redis.call('HSET', KEYS[2], ARGV[9 + 2 * i], ARGV[10 + 2 * i])
+end
+if ARGV[7] ~= '' then setCwd(v, ARGV[7]) end
+redis.call('HSET', KEYS[5], 'fp', ARGV[5], 'owner', '', 'st', 'd', 'lease', 0, 'seq', 0)
+redis.call('PEXPIRE', KEYS[5], ARGV[3])
+appendEvents(KEYS[5], KEYS[6], ARGV[2], ARGV, 9 + 2 * n)
+redis.call('ZADD', KEYS[4], nowMs() + tonumber(ARGV[3]), ARGV[4])
+touch()
+return 0
 `)
 
 // scriptReleaseCall: KEYS[1] = record, KEYS[2] = stream, KEYS[3] = calls;
@@ -299,5 +334,5 @@ var allScripts = []*redis.Script{
 	scriptCreate, scriptGet, scriptDelete, scriptSetCwd,
 	scriptRecordRead, scriptReadStamp, scriptRecordDenial, scriptCountDenials,
 	scriptResolve, scriptBeginCalls, scriptAppendEvents, scriptFinishCall,
-	scriptReleaseCall, scriptRenewLease, scriptReadEvents,
+	scriptReleaseCall, scriptRenewLease, scriptReadEvents, scriptCommitCall,
 }

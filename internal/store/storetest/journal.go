@@ -29,6 +29,10 @@ var journalTests = []struct {
 	{"JournalRecordsExpire", testRecordsExpire},
 	{"JournalMissingSession", testJournalMissingSession},
 	{"JournalDeleteSessionDropsCalls", testJournalDelete},
+	{"ETagFollowsChanges", testETag},
+	{"CommitCall", testCommit},
+	{"CommitCallStaleStoresNothing", testCommitStale},
+	{"CommitCallExisting", testCommitExisting},
 }
 
 var times = store.CallTimes{Lease: time.Minute, Keep: time.Hour}
@@ -420,5 +424,117 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached within 10s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func etagOf(t *testing.T, s store.Store, id string) string {
+	t.Helper()
+	sess, err := s.GetSession(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.ETag == "" {
+		t.Fatal("GetSession returned no ETag")
+	}
+	return sess.ETag
+}
+
+func testETag(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	e0 := etagOf(t, s, "s1")
+	if etagOf(t, s, "s1") != e0 {
+		t.Fatal("the ETag changed without a change")
+	}
+	if sess, _, _ := s.BeginCalls(ctx, "s1", "o", nil, times); sess.ETag != e0 {
+		t.Fatalf("BeginCalls ETag %q, GetSession %q", sess.ETag, e0)
+	}
+	if err := s.SetCwd(ctx, "s1", "/ws/s1/x"); err != nil {
+		t.Fatal(err)
+	}
+	e1 := etagOf(t, s, "s1")
+	if e1 == e0 {
+		t.Fatal("SetCwd kept the ETag")
+	}
+	up, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error { x.Mode = "plan"; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := etagOf(t, s, "s1")
+	if e2 == e1 || up.ETag != e2 {
+		t.Fatalf("UpdateSession: ETag %q -> %q, returned %q", e1, e2, up.ETag)
+	}
+	begin(t, s, "s1", "o", store.Claim{ToolUseID: "a", Fingerprint: "f"})
+	if err := s.FinishCall(ctx, ref("s1", "a"), "o", []store.CallEvent{final(1, "r")}, store.Effects{Cwd: "/ws/s1/y"}, times); err != nil {
+		t.Fatal(err)
+	}
+	if etagOf(t, s, "s1") == e2 {
+		t.Fatal("a finish that moved the cwd kept the ETag")
+	}
+}
+
+func testCommit(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	stamp := store.FileStamp{ModTime: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC), Size: 3}
+	res, err := s.CommitCall(ctx, ref("s1", "toolu_r"), "fr", etagOf(t, s, "s1"),
+		[]store.CallEvent{ev(1, "decision"), ev(2, "started"), final(3, "result")},
+		store.Effects{Reads: map[string]store.FileStamp{"/ws/s1/f": stamp}}, times)
+	if err != nil || res != store.Committed {
+		t.Fatalf("CommitCall = %v, %v", res, err)
+	}
+	evs, st := readAll(t, s, ref("s1", "toolu_r"), 0)
+	if st != store.CallDone || len(evs) != 3 || !evs[2].Final {
+		t.Fatalf("committed call: %d events, %v", len(evs), st)
+	}
+	if got, ok, _ := s.ReadStamp(ctx, "s1", "/ws/s1/f"); !ok || got.Size != 3 {
+		t.Fatal("the committed call's stamp is missing")
+	}
+	// A retry of the committed call is answered from its record.
+	if r := begin(t, s, "s1", "o2", store.Claim{ToolUseID: "toolu_r", Fingerprint: "fr"}); r[0].Status != store.CallDone {
+		t.Fatalf("claim of a committed call: %+v", r[0])
+	}
+	if _, err := s.CommitCall(ctx, ref("nosuch", "x"), "f", "e", nil, store.Effects{}, times); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("commit on a missing session: %v", err)
+	}
+}
+
+func testCommitStale(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	old := etagOf(t, s, "s1")
+	if _, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Deny = append(x.Deny, "Read")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.CommitCall(ctx, ref("s1", "toolu_r"), "fr", old, []store.CallEvent{final(1, "result")},
+		store.Effects{Reads: map[string]store.FileStamp{"/ws/s1/f": {Size: 1}}}, times)
+	if err != nil || res != store.CommitStale {
+		t.Fatalf("commit with an old ETag = %v, %v; want CommitStale", res, err)
+	}
+	if _, st := readAll(t, s, ref("s1", "toolu_r"), 0); st != store.CallAbsent {
+		t.Fatalf("a stale commit left a record: %v", st)
+	}
+	if _, ok, _ := s.ReadStamp(ctx, "s1", "/ws/s1/f"); ok {
+		t.Fatal("a stale commit applied its effects")
+	}
+}
+
+func testCommitExisting(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	begin(t, s, "s1", "o1", store.Claim{ToolUseID: "toolu_r", Fingerprint: "fr"})
+	res, err := s.CommitCall(ctx, ref("s1", "toolu_r"), "fr", etagOf(t, s, "s1"), []store.CallEvent{final(1, "mine")}, store.Effects{}, times)
+	if err != nil || res != store.CommitExists {
+		t.Fatalf("commit of a claimed call = %v, %v; want CommitExists", res, err)
+	}
+	if evs, st := readAll(t, s, ref("s1", "toolu_r"), 0); st != store.CallRunning || len(evs) != 0 {
+		t.Fatalf("the commit touched the claimed call: %d events, %v", len(evs), st)
+	}
+	_, err = s.CommitCall(ctx, ref("s1", "toolu_r"), "other", etagOf(t, s, "s1"), nil, store.Effects{}, times)
+	if !errors.Is(err, store.ErrCallConflict) {
+		t.Fatalf("commit with another fingerprint: %v", err)
 	}
 }

@@ -173,7 +173,7 @@ func testCreateGet(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) || !got.CreatedAt.Equal(want.CreatedAt) {
+	if fmt.Sprint(noETag(got)) != fmt.Sprint(want) || !got.CreatedAt.Equal(want.CreatedAt) {
 		t.Errorf("GetSession = %+v, want %+v", got, want)
 	}
 }
@@ -378,7 +378,7 @@ func testSetCwdKeeps(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) || !got.CreatedAt.Equal(want.CreatedAt) {
+	if fmt.Sprint(noETag(got)) != fmt.Sprint(want) || !got.CreatedAt.Equal(want.CreatedAt) {
 		t.Fatalf("after SetCwd\n got %+v\nwant %+v", got, want)
 	}
 	upd, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
@@ -422,4 +422,12 @@ func testZeroTimes(t *testing.T, s store.Store) {
 	if err != nil || !ok || !st.ModTime.IsZero() || st.Size != 7 {
 		t.Fatalf("ReadStamp = %+v, %v, %v", st, ok, err)
 	}
+}
+
+// noETag returns a copy without the ETag, which a test's literal session
+// cannot know.
+func noETag(s *store.Session) *store.Session {
+	c := s.Clone()
+	c.ETag = ""
+	return c
 }

@@ -70,7 +70,7 @@ type call struct {
 }
 
 func (c *call) Traits() tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true, Repeatable: true}
 }
 
 func (c *call) Activity() tool.Activity {

@@ -173,7 +173,7 @@ type call struct {
 }
 
 func (c *call) Traits() tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true, Repeatable: true}
 }
 
 // Activity names the path as the model gave it: the invocation does not

@@ -351,7 +351,7 @@ func TestParse(t *testing.T) {
 			if c.start != tc.start || c.limit != tc.limit {
 				t.Fatalf("start, limit = %d, %d; want %d, %d", c.start, c.limit, tc.start, tc.limit)
 			}
-			if inv.Traits() != (tool.Traits{ReadOnly: true, ConcurrencySafe: true}) {
+			if inv.Traits() != (tool.Traits{ReadOnly: true, ConcurrencySafe: true, Repeatable: true}) {
 				t.Errorf("traits = %+v", inv.Traits())
 			}
 			if a := inv.Activity(); a.Summary != "Read /ws/a" || !a.Read || a.Search || a.List {

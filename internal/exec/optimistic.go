@@ -1,0 +1,120 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
+)
+
+// errNeedsClaim stops a call's unclaimed run: it needs something an
+// unclaimed run may not do (ask a person), so it is run again, claimed.
+var errNeedsClaim = errors.New("the call needs a claim")
+
+// unclaimed runs a batch of repeatable calls without claiming them, on the
+// session as this replica last read it, and records each with CommitCall:
+// one round trip per call. It returns the calls that must go the claimed
+// way instead: all of them when one is not repeatable, and those that
+// asked, or ran on a session that has changed since.
+func (e *Engine) unclaimed(ctx context.Context, sess *store.Session, reqs []Request, sink Sink) ([]Request, error) {
+	files, err := e.files.get(sess)
+	if err != nil {
+		return reqs, nil
+	}
+	calls := make([]*Call, len(reqs))
+	prepErr := make([]error, len(reqs))
+	for i, r := range reqs {
+		c := &Call{Request: r, Session: sess, Files: files, Sink: sink, unclaimed: true}
+		if _, prepErr[i] = e.prepare(ctx, c); prepErr[i] == nil && !c.Invocation.Traits().Repeatable {
+			return reqs, nil
+		}
+		calls[i] = c
+	}
+	ctx, done := e.active.add(ctx, sess.ID)
+	defer done()
+
+	var (
+		mu    sync.Mutex
+		again []Request
+		first error
+	)
+	sem := make(chan struct{}, e.cfg.MaxConcurrency)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			retry, err := e.runUnclaimed(ctx, c, prepErr[i])
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil && first == nil:
+				first = err
+			case retry:
+				again = append(again, reqs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if len(again) > 0 {
+		e.sessions.drop(sess.ID)
+		// Keep the model's order among the calls run again.
+		order := make(map[string]int, len(reqs))
+		for i, r := range reqs {
+			order[r.ToolUseID] = i
+		}
+		sortByOrder(again, order)
+	}
+	return again, nil
+}
+
+// runUnclaimed runs one call with its events held back, then records it.
+// retry: the call must run again, claimed. An error is the store's: the
+// request fails as it would had the session not been cached.
+func (e *Engine) runUnclaimed(ctx context.Context, c *Call, prepErr error) (retry bool, err error) {
+	out := c.Sink
+	c.started = time.Now()
+	log := e.newCallLog(c.Session.ID, c.ToolUseID, "", out)
+	log.hold = true
+	c.Sink, c.log = log, log
+	var res *tool.Result
+	runErr := prepErr
+	if runErr == nil {
+		res, runErr = e.safeRun(ctx, c)
+	}
+	if errors.Is(runErr, errNeedsClaim) {
+		return true, nil
+	}
+	res = shape(res, runErr, e.cfg.MaxResultChars)
+	final := Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: time.Since(c.started)}}
+	if res.Kind == tool.KindCancelled {
+		// Nothing to record: the request is going away.
+		log.release(final)
+		return false, nil
+	}
+	switch r, err := log.commit(ctx, final, fingerprint(c.Request), c.Session.ETag); {
+	case err != nil:
+		return false, err
+	case r == store.CommitStale:
+		return true, nil
+	case r == store.CommitExists:
+		c.Sink, c.log = out, nil
+		e.runOrFollow(ctx, c, prepErr, e.newOwner())
+	}
+	return false, nil
+}
+
+func sortByOrder(reqs []Request, order map[string]int) {
+	for i := 1; i < len(reqs); i++ {
+		for j := i; j > 0 && order[reqs[j].ToolUseID] < order[reqs[j-1].ToolUseID]; j-- {
+			reqs[j], reqs[j-1] = reqs[j-1], reqs[j]
+		}
+	}
+}

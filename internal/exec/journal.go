@@ -297,6 +297,26 @@ func (l *callLog) SetCwd(_ context.Context, dir string) error {
 	return nil
 }
 
+func (l *callLog) PutBlob(_ context.Context, key string, data []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fx.Blobs == nil {
+		l.fx.Blobs = make(map[string][]byte, 1)
+	}
+	l.fx.Blobs[key] = append([]byte(nil), data...)
+	return nil
+}
+
+func (l *callLog) GetBlob(ctx context.Context, key string) ([]byte, bool, error) {
+	l.mu.Lock()
+	b, ok := l.fx.Blobs[key]
+	l.mu.Unlock()
+	if ok {
+		return append([]byte(nil), b...), true, nil
+	}
+	return l.e.cfg.Store.GetBlob(ctx, l.ref.SessionID, key)
+}
+
 func (l *callLog) cwd() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

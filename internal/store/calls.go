@@ -80,14 +80,13 @@ type CallEvent struct {
 
 // Effects are the changes a call makes to its session's state, applied
 // together with its result. Reads holds the stamps of files read or
-// written; Cwd, when not empty, is the new current directory.
+// written; Cwd, when not empty, is the new current directory; Blobs are
+// values stored by key (a todo list, a large result).
 type Effects struct {
 	Reads map[string]FileStamp
 	Cwd   string
+	Blobs map[string][]byte
 }
-
-// Empty reports whether there is nothing to apply.
-func (e Effects) Empty() bool { return len(e.Reads) == 0 && e.Cwd == "" }
 
 // CallTimes are the lifetimes of call records.
 type CallTimes struct {

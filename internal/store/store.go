@@ -38,6 +38,10 @@ type Session struct {
 	// (answers with scope session, UpdateSession).
 	User         RuleLists
 	SessionRules RuleLists
+	// Tenant owns the session; another tenant is told it does not exist.
+	Tenant string
+	// Env holds variables for the session's commands, given at creation.
+	Env map[string]string
 	// Revision grows with every UpdateSession, so compiled rule sets can be
 	// cached per (session, revision).
 	Revision int64
@@ -72,6 +76,12 @@ func (s *Session) Clone() *Session {
 	c.AdditionalDirs = append([]string(nil), s.AdditionalDirs...)
 	c.User = s.User.clone()
 	c.SessionRules = s.SessionRules.clone()
+	if s.Env != nil {
+		c.Env = make(map[string]string, len(s.Env))
+		for k, v := range s.Env {
+			c.Env[k] = v
+		}
+	}
 	return &c
 }
 
@@ -109,6 +119,9 @@ type Store interface {
 	// ReadStamp returns the stamp recorded for path, and whether there is
 	// one.
 	ReadStamp(ctx context.Context, id, path string) (FileStamp, bool, error)
+	// GetBlob returns a value a call stored under key (Effects.Blobs), and
+	// whether there is one. Blobs live and die with their session.
+	GetBlob(ctx context.Context, id, key string) ([]byte, bool, error)
 	// Close releases the backend. It is called last at shutdown.
 	Close() error
 

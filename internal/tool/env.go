@@ -36,6 +36,11 @@ type SessionState interface {
 	ReadStamp(ctx context.Context, path string) (FileStamp, bool, error)
 	// SetCwd changes the session's current directory for later calls.
 	SetCwd(ctx context.Context, dir string) error
+	// PutBlob stores a value under key for the session (stored with the
+	// call's result; dropped with the session).
+	PutBlob(ctx context.Context, key string, data []byte) error
+	// GetBlob returns the value stored under key, and whether there is one.
+	GetBlob(ctx context.Context, key string) ([]byte, bool, error)
 }
 
 // FileStamp identifies a version of a file well enough to notice that it

@@ -153,6 +153,12 @@ func (e *entry) apply(fx store.Effects) {
 		e.s.Cwd = fx.Cwd
 		e.ver++
 	}
+	for k, b := range fx.Blobs {
+		if e.blobs == nil {
+			e.blobs = make(map[string][]byte)
+		}
+		e.blobs[k] = append([]byte(nil), b...)
+	}
 }
 
 func (m *Store) CommitCall(_ context.Context, ref store.CallRef, fingerprint, etag string, evs []store.CallEvent, fx store.Effects, t store.CallTimes) (store.CommitResult, error) {

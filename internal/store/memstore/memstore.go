@@ -25,6 +25,7 @@ type entry struct {
 	stamps  map[string]store.FileStamp
 	denials []time.Time // ascending
 	calls   map[string]*call
+	blobs   map[string][]byte
 	ver     uint64 // grows with every change of s: the ETag
 }
 
@@ -165,6 +166,17 @@ func (m *Store) ReadStamp(_ context.Context, id, path string) (store.FileStamp, 
 	}
 	st, ok := e.stamps[path]
 	return st, ok, nil
+}
+
+func (m *Store) GetBlob(_ context.Context, id, key string) ([]byte, bool, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e, ok := m.sessions[id]
+	if !ok {
+		return nil, false, notFound(id)
+	}
+	b, ok := e.blobs[key]
+	return append([]byte(nil), b...), ok, nil
 }
 
 func (m *Store) Close() error { return nil }

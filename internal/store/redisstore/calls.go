@@ -107,7 +107,7 @@ func (s *Store) FinishCall(ctx context.Context, ref store.CallRef, owner string,
 		return err
 	}
 	rec, stream := k.call(ref.ToolUseID)
-	args := []any{s.ttlMs, owner, store.MaxCallEvents, ms(t.Keep), ref.ToolUseID, fx.Cwd, len(fx.Reads)}
+	args := []any{s.ttlMs, owner, store.MaxCallEvents, ms(t.Keep), ref.ToolUseID, fx.Cwd, fieldCount(fx)}
 	args, err = stampArgs(args, fx)
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func (s *Store) CommitCall(ctx context.Context, ref store.CallRef, fingerprint, 
 		return 0, err
 	}
 	rec, stream := k.call(ref.ToolUseID)
-	args := []any{s.ttlMs, store.MaxCallEvents, ms(t.Keep), ref.ToolUseID, fingerprint, etag, fx.Cwd, len(fx.Reads)}
+	args := []any{s.ttlMs, store.MaxCallEvents, ms(t.Keep), ref.ToolUseID, fingerprint, etag, fx.Cwd, fieldCount(fx)}
 	args, err = stampArgs(args, fx)
 	if err != nil {
 		return 0, err
@@ -157,6 +157,9 @@ func (s *Store) CommitCall(ctx context.Context, ref store.CallRef, fingerprint, 
 	return 0, unexpected(ref.SessionID, v)
 }
 
+// stampArgs appends the (field, value) pairs of the stamps hash that the
+// effects set: file stamps and blobs. The count must precede them:
+// fieldCount.
 func stampArgs(args []any, fx store.Effects) ([]any, error) {
 	for p, st := range fx.Reads {
 		enc, err := encodeStamp(st)
@@ -165,8 +168,13 @@ func stampArgs(args []any, fx store.Effects) ([]any, error) {
 		}
 		args = append(args, p, enc)
 	}
+	for k, b := range fx.Blobs {
+		args = append(args, blobField(k), b)
+	}
 	return args, nil
 }
+
+func fieldCount(fx store.Effects) int { return len(fx.Reads) + len(fx.Blobs) }
 
 func (s *Store) ReleaseCall(ctx context.Context, ref store.CallRef, owner string) error {
 	k, err := s.keys(ref.SessionID)

@@ -1,9 +1,9 @@
 package redisstore
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -16,18 +16,20 @@ import (
 // RFC 3339 strings with nanoseconds, in UTC; a zero time stays zero.
 
 type wireSession struct {
-	ID             string    `json:"id"`
-	Workspace      string    `json:"workspace"`
-	Mode           string    `json:"mode"`
-	Allow          wireList  `json:"allow,omitempty"`
-	Deny           wireList  `json:"deny,omitempty"`
-	Ask            wireList  `json:"ask,omitempty"`
-	AdditionalDirs wireList  `json:"additional_dirs,omitempty"`
-	Cwd            string    `json:"cwd"`
-	CreatedAt      string    `json:"created_at"`
-	User           wireRules `json:"user"`
-	SessionRules   wireRules `json:"session_rules"`
-	Revision       int64     `json:"revision"`
+	ID             string            `json:"id"`
+	Workspace      string            `json:"workspace"`
+	Mode           string            `json:"mode"`
+	Allow          wireList          `json:"allow,omitempty"`
+	Deny           wireList          `json:"deny,omitempty"`
+	Ask            wireList          `json:"ask,omitempty"`
+	AdditionalDirs wireList          `json:"additional_dirs,omitempty"`
+	Cwd            string            `json:"cwd"`
+	CreatedAt      string            `json:"created_at"`
+	User           wireRules         `json:"user"`
+	SessionRules   wireRules         `json:"session_rules"`
+	Revision       int64             `json:"revision"`
+	Tenant         string            `json:"tenant,omitempty"`
+	Env            map[string]string `json:"env,omitempty"`
 }
 
 type wireRules struct {
@@ -83,6 +85,8 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		User:           toWire(s.User),
 		SessionRules:   toWire(s.SessionRules),
 		Revision:       s.Revision,
+		Tenant:         s.Tenant,
+		Env:            s.Env,
 	})
 }
 
@@ -108,6 +112,8 @@ func decodeSession(b []byte) (*store.Session, error) {
 		User:           w.User.rules(),
 		SessionRules:   w.SessionRules.rules(),
 		Revision:       w.Revision,
+		Tenant:         w.Tenant,
+		Env:            w.Env,
 		ETag:           etag(b),
 	}, nil
 }

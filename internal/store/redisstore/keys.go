@@ -10,7 +10,9 @@ import (
 // they live in one slot and a script may use them together:
 //
 //	<prefix>{s:<id>}:session   string, the session as JSON (codec.go)
-//	<prefix>{s:<id>}:stamps    hash, path -> file stamp JSON
+//	<prefix>{s:<id>}:stamps    hash, path -> file stamp JSON; also the
+//	                           session's blobs, under "\x00blob:<key>"
+//	                           (no path starts with NUL)
 //	<prefix>{s:<id>}:denials   sorted set, score = time in microseconds
 //	<prefix>{s:<id>}:calls     sorted set of tool_use_ids, score = when
 //	                           their record expires (ms); lets DeleteSession
@@ -70,3 +72,6 @@ func validID(id string) bool {
 	}
 	return true
 }
+
+// blobField is the field of a blob in the stamps hash.
+func blobField(key string) string { return "\x00blob:" + key }

@@ -434,3 +434,26 @@ func (s *Store) ReadStamp(ctx context.Context, id, path string) (store.FileStamp
 func unexpected(id string, v any) error {
 	return unavailable(fmt.Errorf("session %s: unexpected reply %T", id, v))
 }
+
+func (s *Store) GetBlob(ctx context.Context, id, key string) ([]byte, bool, error) {
+	k, err := s.keys(id)
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := s.run(ctx, scriptGetBlob, id, k, blobField(key))
+	if err != nil {
+		return nil, false, err
+	}
+	r, ok := v.([]any)
+	if !ok || len(r) == 0 {
+		return nil, false, unexpected(id, v)
+	}
+	if r[0] == int64(0) {
+		return nil, false, nil
+	}
+	str, ok := r[1].(string)
+	if len(r) != 2 || !ok {
+		return nil, false, unexpected(id, v)
+	}
+	return []byte(str), true, nil
+}

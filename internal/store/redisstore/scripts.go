@@ -112,6 +112,16 @@ if not v then return '' end
 return v
 `)
 
+// scriptGetBlob: ARGV[2] = field. Returns {1, value}, {0} when there is
+// none, or nil if the session is absent.
+var scriptGetBlob = redis.NewScript(touch + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local v = redis.call('HGET', KEYS[2], ARGV[2])
+touch()
+if not v then return {0} end
+return {1, v}
+`)
+
 // scriptRecordDenial: ARGV[2] = at, ARGV[3] = at-window (both integer
 // microseconds), ARGV[4] = a unique member (two denials at the same instant
 // count twice). Adds the denial, drops those at or before at-window and
@@ -335,4 +345,5 @@ var allScripts = []*redis.Script{
 	scriptRecordRead, scriptReadStamp, scriptRecordDenial, scriptCountDenials,
 	scriptResolve, scriptBeginCalls, scriptAppendEvents, scriptFinishCall,
 	scriptReleaseCall, scriptRenewLease, scriptReadEvents, scriptCommitCall,
+	scriptGetBlob,
 }

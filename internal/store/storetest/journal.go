@@ -33,6 +33,7 @@ var journalTests = []struct {
 	{"CommitCall", testCommit},
 	{"CommitCallStaleStoresNothing", testCommitStale},
 	{"CommitCallExisting", testCommitExisting},
+	{"Blobs", testBlobs},
 }
 
 var times = store.CallTimes{Lease: time.Minute, Keep: time.Hour}
@@ -536,5 +537,53 @@ func testCommitExisting(t *testing.T, s store.Store) {
 	_, err = s.CommitCall(ctx, ref("s1", "toolu_r"), "other", etagOf(t, s, "s1"), nil, store.Effects{}, times)
 	if !errors.Is(err, store.ErrCallConflict) {
 		t.Fatalf("commit with another fingerprint: %v", err)
+	}
+}
+
+func testBlobs(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	mustCreate(t, s, sample("s2"))
+	if _, ok, err := s.GetBlob(ctx, "s1", "todos"); err != nil || ok {
+		t.Fatalf("blob before any: %v %v", ok, err)
+	}
+	big := make([]byte, 300_000)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	begin(t, s, "s1", "o", store.Claim{ToolUseID: "a", Fingerprint: "f"})
+	fx := store.Effects{Blobs: map[string][]byte{"todos": []byte(`[{"content":"x"}]`), "result:a": big, "empty": {}}}
+	if err := s.FinishCall(ctx, ref("s1", "a"), "o", []store.CallEvent{final(1, "r")}, fx, times); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok, err := s.GetBlob(ctx, "s1", "result:a"); err != nil || !ok || string(b) != string(big) {
+		t.Fatalf("large blob: %d bytes, %v, %v", len(b), ok, err)
+	}
+	if b, ok, err := s.GetBlob(ctx, "s1", "empty"); err != nil || !ok || len(b) != 0 {
+		t.Fatalf("empty blob: %q %v %v", b, ok, err)
+	}
+	if _, ok, _ := s.GetBlob(ctx, "s2", "todos"); ok {
+		t.Fatal("a blob leaked into another session")
+	}
+	// A blob is not a file stamp.
+	if _, ok, _ := s.ReadStamp(ctx, "s1", "todos"); ok {
+		t.Fatal("a blob reads as a stamp")
+	}
+	if _, err := s.CommitCall(ctx, ref("s1", "b"), "f", etagOf(t, s, "s1"), []store.CallEvent{final(1, "r")},
+		store.Effects{Blobs: map[string][]byte{"todos": []byte("[]")}}, times); err != nil {
+		t.Fatal(err)
+	}
+	if b, _, _ := s.GetBlob(ctx, "s1", "todos"); string(b) != "[]" {
+		t.Fatalf("blob after a commit: %q", b)
+	}
+	if err := s.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.GetBlob(ctx, "s1", "todos"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("blob of a deleted session: %v", err)
+	}
+	mustCreate(t, s, sample("s1"))
+	if _, ok, _ := s.GetBlob(ctx, "s1", "todos"); ok {
+		t.Fatal("a new session under the same id has the old one's blobs")
 	}
 }

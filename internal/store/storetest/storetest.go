@@ -59,6 +59,8 @@ func sample(id string) *store.Session {
 		AdditionalDirs: []string{"/shared"},
 		Cwd:            "/ws/" + id,
 		CreatedAt:      time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC),
+		Tenant:         "team-a",
+		Env:            map[string]string{"GOFLAGS": "-mod=mod", "EMPTY": ""},
 	}
 }
 

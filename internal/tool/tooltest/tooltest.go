@@ -18,6 +18,24 @@ type State struct {
 	mu     sync.Mutex
 	Stamps map[string]tool.FileStamp
 	Cwd    string
+	Blobs  map[string][]byte
+}
+
+func (s *State) PutBlob(_ context.Context, key string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Blobs == nil {
+		s.Blobs = map[string][]byte{}
+	}
+	s.Blobs[key] = append([]byte(nil), data...)
+	return nil
+}
+
+func (s *State) GetBlob(_ context.Context, key string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.Blobs[key]
+	return append([]byte(nil), b...), ok, nil
 }
 
 func (s *State) RecordRead(_ context.Context, path string, st tool.FileStamp) error {

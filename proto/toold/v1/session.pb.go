@@ -288,8 +288,10 @@ type Session struct {
 	SessionPermissions *Permissions `protobuf:"bytes,7,opt,name=session_permissions,json=sessionPermissions,proto3" json:"session_permissions,omitempty"`
 	// Rules of the "user" settings source, given at creation.
 	UserPermissions *Permissions `protobuf:"bytes,8,opt,name=user_permissions,json=userPermissions,proto3" json:"user_permissions,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The environment variables given at creation.
+	Env           map[string]string `protobuf:"bytes,9,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Session) Reset() {
@@ -378,6 +380,13 @@ func (x *Session) GetUserPermissions() *Permissions {
 	return nil
 }
 
+func (x *Session) GetEnv() map[string]string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
 // CreateSessionRequest describes the session to create.
 type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -390,8 +399,12 @@ type CreateSessionRequest struct {
 	Permissions *Permissions `protobuf:"bytes,3,opt,name=permissions,proto3" json:"permissions,omitempty"`
 	// The caller's own settings: the "user" settings source.
 	UserPermissions *Permissions `protobuf:"bytes,4,opt,name=user_permissions,json=userPermissions,proto3" json:"user_permissions,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Environment variables for the session's commands, added to the
+	// server's allow-listed environment: shell-style names, no NUL, no
+	// TOOLD_ prefix.
+	Env           map[string]string `protobuf:"bytes,5,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateSessionRequest) Reset() {
@@ -448,6 +461,13 @@ func (x *CreateSessionRequest) GetPermissions() *Permissions {
 func (x *CreateSessionRequest) GetUserPermissions() *Permissions {
 	if x != nil {
 		return x.UserPermissions
+	}
+	return nil
+}
+
+func (x *CreateSessionRequest) GetEnv() map[string]string {
+	if x != nil {
+		return x.Env
 	}
 	return nil
 }
@@ -920,7 +940,7 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\x05allow\x18\x01 \x03(\tR\x05allow\x12\x12\n" +
 	"\x04deny\x18\x02 \x03(\tR\x04deny\x12\x10\n" +
 	"\x03ask\x18\x03 \x03(\tR\x03ask\x125\n" +
-	"\x16additional_directories\x18\x04 \x03(\tR\x15additionalDirectories\"\xf7\x02\n" +
+	"\x16additional_directories\x18\x04 \x03(\tR\x15additionalDirectories\"\xdd\x03\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\tworkspace\x18\x02 \x01(\tR\tworkspace\x12,\n" +
@@ -930,12 +950,20 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12F\n" +
 	"\x13session_permissions\x18\a \x01(\v2\x15.toold.v1.PermissionsR\x12sessionPermissions\x12@\n" +
-	"\x10user_permissions\x18\b \x01(\v2\x15.toold.v1.PermissionsR\x0fuserPermissions\"\xdd\x01\n" +
+	"\x10user_permissions\x18\b \x01(\v2\x15.toold.v1.PermissionsR\x0fuserPermissions\x12,\n" +
+	"\x03env\x18\t \x03(\v2\x1a.toold.v1.Session.EnvEntryR\x03env\x1a6\n" +
+	"\bEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd0\x02\n" +
 	"\x14CreateSessionRequest\x12\x1c\n" +
 	"\tworkspace\x18\x01 \x01(\tR\tworkspace\x12,\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x18.toold.v1.PermissionModeR\x04mode\x127\n" +
 	"\vpermissions\x18\x03 \x01(\v2\x15.toold.v1.PermissionsR\vpermissions\x12@\n" +
-	"\x10user_permissions\x18\x04 \x01(\v2\x15.toold.v1.PermissionsR\x0fuserPermissions\"D\n" +
+	"\x10user_permissions\x18\x04 \x01(\v2\x15.toold.v1.PermissionsR\x0fuserPermissions\x129\n" +
+	"\x03env\x18\x05 \x03(\v2'.toold.v1.CreateSessionRequest.EnvEntryR\x03env\x1a6\n" +
+	"\bEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"D\n" +
 	"\x15CreateSessionResponse\x12+\n" +
 	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"2\n" +
 	"\x11GetSessionRequest\x12\x1d\n" +
@@ -1000,7 +1028,7 @@ func file_toold_v1_session_proto_rawDescGZIP() []byte {
 }
 
 var file_toold_v1_session_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_toold_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_toold_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_toold_v1_session_proto_goTypes = []any{
 	(PermissionMode)(0),               // 0: toold.v1.PermissionMode
 	(PermissionDecision)(0),           // 1: toold.v1.PermissionDecision
@@ -1017,40 +1045,44 @@ var file_toold_v1_session_proto_goTypes = []any{
 	(*UpdateSessionResponse)(nil),     // 12: toold.v1.UpdateSessionResponse
 	(*ResolvePermissionRequest)(nil),  // 13: toold.v1.ResolvePermissionRequest
 	(*ResolvePermissionResponse)(nil), // 14: toold.v1.ResolvePermissionResponse
-	(*timestamppb.Timestamp)(nil),     // 15: google.protobuf.Timestamp
+	nil,                               // 15: toold.v1.Session.EnvEntry
+	nil,                               // 16: toold.v1.CreateSessionRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),     // 17: google.protobuf.Timestamp
 }
 var file_toold_v1_session_proto_depIdxs = []int32{
 	0,  // 0: toold.v1.Session.mode:type_name -> toold.v1.PermissionMode
 	3,  // 1: toold.v1.Session.permissions:type_name -> toold.v1.Permissions
-	15, // 2: toold.v1.Session.create_time:type_name -> google.protobuf.Timestamp
+	17, // 2: toold.v1.Session.create_time:type_name -> google.protobuf.Timestamp
 	3,  // 3: toold.v1.Session.session_permissions:type_name -> toold.v1.Permissions
 	3,  // 4: toold.v1.Session.user_permissions:type_name -> toold.v1.Permissions
-	0,  // 5: toold.v1.CreateSessionRequest.mode:type_name -> toold.v1.PermissionMode
-	3,  // 6: toold.v1.CreateSessionRequest.permissions:type_name -> toold.v1.Permissions
-	3,  // 7: toold.v1.CreateSessionRequest.user_permissions:type_name -> toold.v1.Permissions
-	4,  // 8: toold.v1.CreateSessionResponse.session:type_name -> toold.v1.Session
-	4,  // 9: toold.v1.GetSessionResponse.session:type_name -> toold.v1.Session
-	0,  // 10: toold.v1.UpdateSessionRequest.mode:type_name -> toold.v1.PermissionMode
-	3,  // 11: toold.v1.UpdateSessionRequest.add_rules:type_name -> toold.v1.Permissions
-	3,  // 12: toold.v1.UpdateSessionRequest.remove_rules:type_name -> toold.v1.Permissions
-	4,  // 13: toold.v1.UpdateSessionResponse.session:type_name -> toold.v1.Session
-	1,  // 14: toold.v1.ResolvePermissionRequest.decision:type_name -> toold.v1.PermissionDecision
-	2,  // 15: toold.v1.ResolvePermissionRequest.scope:type_name -> toold.v1.PermissionScope
-	5,  // 16: toold.v1.SessionService.CreateSession:input_type -> toold.v1.CreateSessionRequest
-	7,  // 17: toold.v1.SessionService.GetSession:input_type -> toold.v1.GetSessionRequest
-	9,  // 18: toold.v1.SessionService.DeleteSession:input_type -> toold.v1.DeleteSessionRequest
-	11, // 19: toold.v1.SessionService.UpdateSession:input_type -> toold.v1.UpdateSessionRequest
-	13, // 20: toold.v1.SessionService.ResolvePermission:input_type -> toold.v1.ResolvePermissionRequest
-	6,  // 21: toold.v1.SessionService.CreateSession:output_type -> toold.v1.CreateSessionResponse
-	8,  // 22: toold.v1.SessionService.GetSession:output_type -> toold.v1.GetSessionResponse
-	10, // 23: toold.v1.SessionService.DeleteSession:output_type -> toold.v1.DeleteSessionResponse
-	12, // 24: toold.v1.SessionService.UpdateSession:output_type -> toold.v1.UpdateSessionResponse
-	14, // 25: toold.v1.SessionService.ResolvePermission:output_type -> toold.v1.ResolvePermissionResponse
-	21, // [21:26] is the sub-list for method output_type
-	16, // [16:21] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	15, // 5: toold.v1.Session.env:type_name -> toold.v1.Session.EnvEntry
+	0,  // 6: toold.v1.CreateSessionRequest.mode:type_name -> toold.v1.PermissionMode
+	3,  // 7: toold.v1.CreateSessionRequest.permissions:type_name -> toold.v1.Permissions
+	3,  // 8: toold.v1.CreateSessionRequest.user_permissions:type_name -> toold.v1.Permissions
+	16, // 9: toold.v1.CreateSessionRequest.env:type_name -> toold.v1.CreateSessionRequest.EnvEntry
+	4,  // 10: toold.v1.CreateSessionResponse.session:type_name -> toold.v1.Session
+	4,  // 11: toold.v1.GetSessionResponse.session:type_name -> toold.v1.Session
+	0,  // 12: toold.v1.UpdateSessionRequest.mode:type_name -> toold.v1.PermissionMode
+	3,  // 13: toold.v1.UpdateSessionRequest.add_rules:type_name -> toold.v1.Permissions
+	3,  // 14: toold.v1.UpdateSessionRequest.remove_rules:type_name -> toold.v1.Permissions
+	4,  // 15: toold.v1.UpdateSessionResponse.session:type_name -> toold.v1.Session
+	1,  // 16: toold.v1.ResolvePermissionRequest.decision:type_name -> toold.v1.PermissionDecision
+	2,  // 17: toold.v1.ResolvePermissionRequest.scope:type_name -> toold.v1.PermissionScope
+	5,  // 18: toold.v1.SessionService.CreateSession:input_type -> toold.v1.CreateSessionRequest
+	7,  // 19: toold.v1.SessionService.GetSession:input_type -> toold.v1.GetSessionRequest
+	9,  // 20: toold.v1.SessionService.DeleteSession:input_type -> toold.v1.DeleteSessionRequest
+	11, // 21: toold.v1.SessionService.UpdateSession:input_type -> toold.v1.UpdateSessionRequest
+	13, // 22: toold.v1.SessionService.ResolvePermission:input_type -> toold.v1.ResolvePermissionRequest
+	6,  // 23: toold.v1.SessionService.CreateSession:output_type -> toold.v1.CreateSessionResponse
+	8,  // 24: toold.v1.SessionService.GetSession:output_type -> toold.v1.GetSessionResponse
+	10, // 25: toold.v1.SessionService.DeleteSession:output_type -> toold.v1.DeleteSessionResponse
+	12, // 26: toold.v1.SessionService.UpdateSession:output_type -> toold.v1.UpdateSessionResponse
+	14, // 27: toold.v1.SessionService.ResolvePermission:output_type -> toold.v1.ResolvePermissionResponse
+	23, // [23:28] is the sub-list for method output_type
+	18, // [18:23] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_session_proto_init() }
@@ -1064,7 +1096,7 @@ func file_toold_v1_session_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_session_proto_rawDesc), len(file_toold_v1_session_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -208,7 +208,9 @@ func (x *ListToolsRequest) GetSessionId() string {
 type ListToolsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tools, in pool order.
-	Tools         []*ToolDefinition `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	Tools []*ToolDefinition `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	// The MCP servers the pool draws on, with their state.
+	McpServers    []*McpServerState `protobuf:"bytes,2,rep,name=mcp_servers,json=mcpServers,proto3" json:"mcp_servers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -250,6 +252,96 @@ func (x *ListToolsResponse) GetTools() []*ToolDefinition {
 	return nil
 }
 
+func (x *ListToolsResponse) GetMcpServers() []*McpServerState {
+	if x != nil {
+		return x.McpServers
+	}
+	return nil
+}
+
+// McpServerState is one configured MCP server as this replica sees it.
+type McpServerState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The server's name in the configuration (the <server> of
+	// mcp__<server>__<tool>).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// stdio or http.
+	Transport string `protobuf:"bytes,2,opt,name=transport,proto3" json:"transport,omitempty"`
+	// pending, connected, failed, restarting or stopped.
+	State string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	// The last error, when there was one.
+	LastError string `protobuf:"bytes,4,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// How many tools it offers.
+	ToolCount     int32 `protobuf:"varint,5,opt,name=tool_count,json=toolCount,proto3" json:"tool_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *McpServerState) Reset() {
+	*x = McpServerState{}
+	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *McpServerState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*McpServerState) ProtoMessage() {}
+
+func (x *McpServerState) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use McpServerState.ProtoReflect.Descriptor instead.
+func (*McpServerState) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *McpServerState) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *McpServerState) GetTransport() string {
+	if x != nil {
+		return x.Transport
+	}
+	return ""
+}
+
+func (x *McpServerState) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *McpServerState) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *McpServerState) GetToolCount() int32 {
+	if x != nil {
+		return x.ToolCount
+	}
+	return 0
+}
+
 // ToolDefinition is one entry of the Messages API `tools` array, plus facts
 // about the tool that are not sent to the model.
 type ToolDefinition struct {
@@ -258,15 +350,21 @@ type ToolDefinition struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// What the model reads about the tool.
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
-	// JSON Schema of the input object.
-	InputSchema   *structpb.Struct `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
+	// JSON Schema of the input object. Empty for a deferred tool.
+	InputSchema *structpb.Struct `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
+	// The tool is deferred: listed by name only, its definition is found
+	// with the ToolSearch tool. The Messages API `tools` array should carry
+	// it with defer_loading, or leave it out.
+	Deferred bool `protobuf:"varint,4,opt,name=deferred,proto3" json:"deferred,omitempty"`
+	// For an MCP tool, the server it comes from.
+	McpServer     string `protobuf:"bytes,5,opt,name=mcp_server,json=mcpServer,proto3" json:"mcp_server,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolDefinition) Reset() {
 	*x = ToolDefinition{}
-	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	mi := &file_toold_v1_tool_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -278,7 +376,7 @@ func (x *ToolDefinition) String() string {
 func (*ToolDefinition) ProtoMessage() {}
 
 func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	mi := &file_toold_v1_tool_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -291,7 +389,7 @@ func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolDefinition.ProtoReflect.Descriptor instead.
 func (*ToolDefinition) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{2}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ToolDefinition) GetName() string {
@@ -315,6 +413,20 @@ func (x *ToolDefinition) GetInputSchema() *structpb.Struct {
 	return nil
 }
 
+func (x *ToolDefinition) GetDeferred() bool {
+	if x != nil {
+		return x.Deferred
+	}
+	return false
+}
+
+func (x *ToolDefinition) GetMcpServer() string {
+	if x != nil {
+		return x.McpServer
+	}
+	return ""
+}
+
 // ExecuteRequest carries the tool_use blocks of one assistant turn.
 type ExecuteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -331,7 +443,7 @@ type ExecuteRequest struct {
 
 func (x *ExecuteRequest) Reset() {
 	*x = ExecuteRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[3]
+	mi := &file_toold_v1_tool_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -343,7 +455,7 @@ func (x *ExecuteRequest) String() string {
 func (*ExecuteRequest) ProtoMessage() {}
 
 func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[3]
+	mi := &file_toold_v1_tool_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -356,7 +468,7 @@ func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{3}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ExecuteRequest) GetSessionId() string {
@@ -395,7 +507,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	mi := &file_toold_v1_tool_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -407,7 +519,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	mi := &file_toold_v1_tool_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -420,7 +532,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{4}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AttachRequest) GetSessionId() string {
@@ -462,7 +574,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_toold_v1_tool_proto_msgTypes[5]
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -474,7 +586,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[5]
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -487,7 +599,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{5}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolCall) GetToolUseId() string {
@@ -532,6 +644,7 @@ type ExecuteEvent struct {
 	//	*ExecuteEvent_Result
 	//	*ExecuteEvent_PermissionRequest
 	//	*ExecuteEvent_Decision
+	//	*ExecuteEvent_HookRun
 	Event isExecuteEvent_Event `protobuf_oneof:"event"`
 	// The event's number within its call: 1, 2, 3, ... Attach resumes after
 	// one. The oldest progress events of a very long call may have been
@@ -546,7 +659,7 @@ type ExecuteEvent struct {
 
 func (x *ExecuteEvent) Reset() {
 	*x = ExecuteEvent{}
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -558,7 +671,7 @@ func (x *ExecuteEvent) String() string {
 func (*ExecuteEvent) ProtoMessage() {}
 
 func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -571,7 +684,7 @@ func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteEvent.ProtoReflect.Descriptor instead.
 func (*ExecuteEvent) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ExecuteEvent) GetToolUseId() string {
@@ -633,6 +746,15 @@ func (x *ExecuteEvent) GetDecision() *Decision {
 	return nil
 }
 
+func (x *ExecuteEvent) GetHookRun() *HookRun {
+	if x != nil {
+		if x, ok := x.Event.(*ExecuteEvent_HookRun); ok {
+			return x.HookRun
+		}
+	}
+	return nil
+}
+
 func (x *ExecuteEvent) GetSeq() int64 {
 	if x != nil {
 		return x.Seq
@@ -676,6 +798,11 @@ type ExecuteEvent_Decision struct {
 	Decision *Decision `protobuf:"bytes,6,opt,name=decision,proto3,oneof"`
 }
 
+type ExecuteEvent_HookRun struct {
+	// A hook ran for the call.
+	HookRun *HookRun `protobuf:"bytes,9,opt,name=hook_run,json=hookRun,proto3,oneof"`
+}
+
 func (*ExecuteEvent_Started) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_Progress) isExecuteEvent_Event() {}
@@ -685,6 +812,118 @@ func (*ExecuteEvent_Result) isExecuteEvent_Event() {}
 func (*ExecuteEvent_PermissionRequest) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_Decision) isExecuteEvent_Event() {}
+
+func (*ExecuteEvent_HookRun) isExecuteEvent_Event() {}
+
+// HookRun reports one hook that ran for a call.
+type HookRun struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The hook event: PreToolUse, PostToolUse, PostToolUseFailure,
+	// PermissionRequest.
+	Event string `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// The hook: its command, or its gRPC endpoint.
+	Hook string `protobuf:"bytes,2,opt,name=hook,proto3" json:"hook,omitempty"`
+	// command or grpc.
+	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	// The hook's decision: allow, deny, ask, defer, or empty for none.
+	Decision string `protobuf:"bytes,4,opt,name=decision,proto3" json:"decision,omitempty"`
+	// ok, blocked, non_blocking_error, failed, timed_out or async.
+	Status string `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	// What the hook said (its reason, or stderr).
+	Message string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// The command's exit code; 0 for gRPC hooks.
+	ExitCode int32 `protobuf:"varint,7,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	// How long it ran, in milliseconds.
+	DurationMs    int64 `protobuf:"varint,8,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HookRun) Reset() {
+	*x = HookRun{}
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HookRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HookRun) ProtoMessage() {}
+
+func (x *HookRun) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HookRun.ProtoReflect.Descriptor instead.
+func (*HookRun) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *HookRun) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *HookRun) GetHook() string {
+	if x != nil {
+		return x.Hook
+	}
+	return ""
+}
+
+func (x *HookRun) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *HookRun) GetDecision() string {
+	if x != nil {
+		return x.Decision
+	}
+	return ""
+}
+
+func (x *HookRun) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *HookRun) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *HookRun) GetExitCode() int32 {
+	if x != nil {
+		return x.ExitCode
+	}
+	return 0
+}
+
+func (x *HookRun) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
 
 // Decision is a permission decision and what made it.
 type Decision struct {
@@ -709,7 +948,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -721,7 +960,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -734,7 +973,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Decision) GetBehavior() Behavior {
@@ -798,7 +1037,7 @@ type PartDecision struct {
 
 func (x *PartDecision) Reset() {
 	*x = PartDecision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +1049,7 @@ func (x *PartDecision) String() string {
 func (*PartDecision) ProtoMessage() {}
 
 func (x *PartDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +1062,7 @@ func (x *PartDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartDecision.ProtoReflect.Descriptor instead.
 func (*PartDecision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PartDecision) GetCommand() string {
@@ -880,7 +1119,7 @@ type PermissionRequest struct {
 
 func (x *PermissionRequest) Reset() {
 	*x = PermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +1131,7 @@ func (x *PermissionRequest) String() string {
 func (*PermissionRequest) ProtoMessage() {}
 
 func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +1144,7 @@ func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionRequest.ProtoReflect.Descriptor instead.
 func (*PermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PermissionRequest) GetRequestId() string {
@@ -956,7 +1195,7 @@ type CheckPermissionRequest struct {
 
 func (x *CheckPermissionRequest) Reset() {
 	*x = CheckPermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1207,7 @@ func (x *CheckPermissionRequest) String() string {
 func (*CheckPermissionRequest) ProtoMessage() {}
 
 func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1220,7 @@ func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionRequest.ProtoReflect.Descriptor instead.
 func (*CheckPermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CheckPermissionRequest) GetSessionId() string {
@@ -1009,7 +1248,7 @@ type CheckPermissionResponse struct {
 
 func (x *CheckPermissionResponse) Reset() {
 	*x = CheckPermissionResponse{}
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1021,7 +1260,7 @@ func (x *CheckPermissionResponse) String() string {
 func (*CheckPermissionResponse) ProtoMessage() {}
 
 func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1034,7 +1273,7 @@ func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionResponse.ProtoReflect.Descriptor instead.
 func (*CheckPermissionResponse) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CheckPermissionResponse) GetDecision() *Decision {
@@ -1065,7 +1304,7 @@ type ToolStarted struct {
 
 func (x *ToolStarted) Reset() {
 	*x = ToolStarted{}
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1316,7 @@ func (x *ToolStarted) String() string {
 func (*ToolStarted) ProtoMessage() {}
 
 func (x *ToolStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1329,7 @@ func (x *ToolStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolStarted.ProtoReflect.Descriptor instead.
 func (*ToolStarted) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ToolStarted) GetName() string {
@@ -1152,7 +1391,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1164,7 +1403,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1177,7 +1416,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ToolProgress) GetChunk() isToolProgress_Chunk {
@@ -1261,7 +1500,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1273,7 +1512,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1286,7 +1525,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolResult) GetIsError() bool {
@@ -1340,6 +1579,7 @@ type ContentBlock struct {
 	//
 	//	*ContentBlock_Text
 	//	*ContentBlock_Image
+	//	*ContentBlock_Document
 	Block         isContentBlock_Block `protobuf_oneof:"block"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1347,7 +1587,7 @@ type ContentBlock struct {
 
 func (x *ContentBlock) Reset() {
 	*x = ContentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1359,7 +1599,7 @@ func (x *ContentBlock) String() string {
 func (*ContentBlock) ProtoMessage() {}
 
 func (x *ContentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1372,7 +1612,7 @@ func (x *ContentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentBlock.ProtoReflect.Descriptor instead.
 func (*ContentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ContentBlock) GetBlock() isContentBlock_Block {
@@ -1400,6 +1640,15 @@ func (x *ContentBlock) GetImage() *ImageBlock {
 	return nil
 }
 
+func (x *ContentBlock) GetDocument() *DocumentBlock {
+	if x != nil {
+		if x, ok := x.Block.(*ContentBlock_Document); ok {
+			return x.Document
+		}
+	}
+	return nil
+}
+
 type isContentBlock_Block interface {
 	isContentBlock_Block()
 }
@@ -1414,9 +1663,71 @@ type ContentBlock_Image struct {
 	Image *ImageBlock `protobuf:"bytes,2,opt,name=image,proto3,oneof"`
 }
 
+type ContentBlock_Document struct {
+	// A document (a PDF).
+	Document *DocumentBlock `protobuf:"bytes,3,opt,name=document,proto3,oneof"`
+}
+
 func (*ContentBlock_Text) isContentBlock_Block() {}
 
 func (*ContentBlock_Image) isContentBlock_Block() {}
+
+func (*ContentBlock_Document) isContentBlock_Block() {}
+
+// DocumentBlock is a document the model reads whole.
+type DocumentBlock struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// application/pdf.
+	MediaType string `protobuf:"bytes,1,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	// The document bytes.
+	Data          []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DocumentBlock) Reset() {
+	*x = DocumentBlock{}
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DocumentBlock) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DocumentBlock) ProtoMessage() {}
+
+func (x *DocumentBlock) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DocumentBlock.ProtoReflect.Descriptor instead.
+func (*DocumentBlock) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *DocumentBlock) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
+}
+
+func (x *DocumentBlock) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
 
 // TextBlock is text content.
 type TextBlock struct {
@@ -1429,7 +1740,7 @@ type TextBlock struct {
 
 func (x *TextBlock) Reset() {
 	*x = TextBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +1752,7 @@ func (x *TextBlock) String() string {
 func (*TextBlock) ProtoMessage() {}
 
 func (x *TextBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +1765,7 @@ func (x *TextBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextBlock.ProtoReflect.Descriptor instead.
 func (*TextBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TextBlock) GetText() string {
@@ -1477,7 +1788,7 @@ type ImageBlock struct {
 
 func (x *ImageBlock) Reset() {
 	*x = ImageBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1489,7 +1800,7 @@ func (x *ImageBlock) String() string {
 func (*ImageBlock) ProtoMessage() {}
 
 func (x *ImageBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1502,7 +1813,7 @@ func (x *ImageBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageBlock.ProtoReflect.Descriptor instead.
 func (*ImageBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ImageBlock) GetMediaType() string {
@@ -1526,13 +1837,26 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1cgoogle/protobuf/struct.proto\"1\n" +
 	"\x10ListToolsRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"C\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"~\n" +
 	"\x11ListToolsResponse\x12.\n" +
-	"\x05tools\x18\x01 \x03(\v2\x18.toold.v1.ToolDefinitionR\x05tools\"\x82\x01\n" +
+	"\x05tools\x18\x01 \x03(\v2\x18.toold.v1.ToolDefinitionR\x05tools\x129\n" +
+	"\vmcp_servers\x18\x02 \x03(\v2\x18.toold.v1.McpServerStateR\n" +
+	"mcpServers\"\x96\x01\n" +
+	"\x0eMcpServerState\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\ttransport\x18\x02 \x01(\tR\ttransport\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x04 \x01(\tR\tlastError\x12\x1d\n" +
+	"\n" +
+	"tool_count\x18\x05 \x01(\x05R\ttoolCount\"\xbd\x01\n" +
 	"\x0eToolDefinition\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
-	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\"u\n" +
+	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12\x1a\n" +
+	"\bdeferred\x18\x04 \x01(\bR\bdeferred\x12\x1d\n" +
+	"\n" +
+	"mcp_server\x18\x05 \x01(\tR\tmcpServer\"u\n" +
 	"\x0eExecuteRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12(\n" +
@@ -1548,17 +1872,28 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12-\n" +
 	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12\x1d\n" +
 	"\n" +
-	"input_json\x18\x04 \x01(\tR\tinputJson\"\xfe\x02\n" +
+	"input_json\x18\x04 \x01(\tR\tinputJson\"\xae\x03\n" +
 	"\fExecuteEvent\x12\x1e\n" +
 	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x121\n" +
 	"\astarted\x18\x02 \x01(\v2\x15.toold.v1.ToolStartedH\x00R\astarted\x124\n" +
 	"\bprogress\x18\x03 \x01(\v2\x16.toold.v1.ToolProgressH\x00R\bprogress\x12.\n" +
 	"\x06result\x18\x04 \x01(\v2\x14.toold.v1.ToolResultH\x00R\x06result\x12L\n" +
 	"\x12permission_request\x18\x05 \x01(\v2\x1b.toold.v1.PermissionRequestH\x00R\x11permissionRequest\x120\n" +
-	"\bdecision\x18\x06 \x01(\v2\x12.toold.v1.DecisionH\x00R\bdecision\x12\x10\n" +
+	"\bdecision\x18\x06 \x01(\v2\x12.toold.v1.DecisionH\x00R\bdecision\x12.\n" +
+	"\bhook_run\x18\t \x01(\v2\x11.toold.v1.HookRunH\x00R\ahookRun\x12\x10\n" +
 	"\x03seq\x18\a \x01(\x03R\x03seq\x12\x1a\n" +
 	"\breplayed\x18\b \x01(\bR\breplayedB\a\n" +
-	"\x05event\"\xc8\x01\n" +
+	"\x05event\"\xd3\x01\n" +
+	"\aHookRun\x12\x14\n" +
+	"\x05event\x18\x01 \x01(\tR\x05event\x12\x12\n" +
+	"\x04hook\x18\x02 \x01(\tR\x04hook\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x1a\n" +
+	"\bdecision\x18\x04 \x01(\tR\bdecision\x12\x16\n" +
+	"\x06status\x18\x05 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\x12\x1b\n" +
+	"\texit_code\x18\a \x01(\x05R\bexitCode\x12\x1f\n" +
+	"\vduration_ms\x18\b \x01(\x03R\n" +
+	"durationMs\"\xc8\x01\n" +
 	"\bDecision\x12.\n" +
 	"\bbehavior\x18\x01 \x01(\x0e2\x12.toold.v1.BehaviorR\bbehavior\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x12\n" +
@@ -1607,11 +1942,16 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"toolResult\x123\n" +
 	"\bmetadata\x18\x05 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12\x1f\n" +
 	"\vduration_ms\x18\x06 \x01(\x03R\n" +
-	"durationMs\"p\n" +
+	"durationMs\"\xa7\x01\n" +
 	"\fContentBlock\x12)\n" +
 	"\x04text\x18\x01 \x01(\v2\x13.toold.v1.TextBlockH\x00R\x04text\x12,\n" +
-	"\x05image\x18\x02 \x01(\v2\x14.toold.v1.ImageBlockH\x00R\x05imageB\a\n" +
-	"\x05block\"\x1f\n" +
+	"\x05image\x18\x02 \x01(\v2\x14.toold.v1.ImageBlockH\x00R\x05image\x125\n" +
+	"\bdocument\x18\x03 \x01(\v2\x17.toold.v1.DocumentBlockH\x00R\bdocumentB\a\n" +
+	"\x05block\"B\n" +
+	"\rDocumentBlock\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"\x1f\n" +
 	"\tTextBlock\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"?\n" +
 	"\n" +
@@ -1653,66 +1993,72 @@ func file_toold_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_toold_v1_tool_proto_goTypes = []any{
 	(Behavior)(0),                   // 0: toold.v1.Behavior
 	(ErrorKind)(0),                  // 1: toold.v1.ErrorKind
 	(*ListToolsRequest)(nil),        // 2: toold.v1.ListToolsRequest
 	(*ListToolsResponse)(nil),       // 3: toold.v1.ListToolsResponse
-	(*ToolDefinition)(nil),          // 4: toold.v1.ToolDefinition
-	(*ExecuteRequest)(nil),          // 5: toold.v1.ExecuteRequest
-	(*AttachRequest)(nil),           // 6: toold.v1.AttachRequest
-	(*ToolCall)(nil),                // 7: toold.v1.ToolCall
-	(*ExecuteEvent)(nil),            // 8: toold.v1.ExecuteEvent
-	(*Decision)(nil),                // 9: toold.v1.Decision
-	(*PartDecision)(nil),            // 10: toold.v1.PartDecision
-	(*PermissionRequest)(nil),       // 11: toold.v1.PermissionRequest
-	(*CheckPermissionRequest)(nil),  // 12: toold.v1.CheckPermissionRequest
-	(*CheckPermissionResponse)(nil), // 13: toold.v1.CheckPermissionResponse
-	(*ToolStarted)(nil),             // 14: toold.v1.ToolStarted
-	(*ToolProgress)(nil),            // 15: toold.v1.ToolProgress
-	(*ToolResult)(nil),              // 16: toold.v1.ToolResult
-	(*ContentBlock)(nil),            // 17: toold.v1.ContentBlock
-	(*TextBlock)(nil),               // 18: toold.v1.TextBlock
-	(*ImageBlock)(nil),              // 19: toold.v1.ImageBlock
-	(*structpb.Struct)(nil),         // 20: google.protobuf.Struct
+	(*McpServerState)(nil),          // 4: toold.v1.McpServerState
+	(*ToolDefinition)(nil),          // 5: toold.v1.ToolDefinition
+	(*ExecuteRequest)(nil),          // 6: toold.v1.ExecuteRequest
+	(*AttachRequest)(nil),           // 7: toold.v1.AttachRequest
+	(*ToolCall)(nil),                // 8: toold.v1.ToolCall
+	(*ExecuteEvent)(nil),            // 9: toold.v1.ExecuteEvent
+	(*HookRun)(nil),                 // 10: toold.v1.HookRun
+	(*Decision)(nil),                // 11: toold.v1.Decision
+	(*PartDecision)(nil),            // 12: toold.v1.PartDecision
+	(*PermissionRequest)(nil),       // 13: toold.v1.PermissionRequest
+	(*CheckPermissionRequest)(nil),  // 14: toold.v1.CheckPermissionRequest
+	(*CheckPermissionResponse)(nil), // 15: toold.v1.CheckPermissionResponse
+	(*ToolStarted)(nil),             // 16: toold.v1.ToolStarted
+	(*ToolProgress)(nil),            // 17: toold.v1.ToolProgress
+	(*ToolResult)(nil),              // 18: toold.v1.ToolResult
+	(*ContentBlock)(nil),            // 19: toold.v1.ContentBlock
+	(*DocumentBlock)(nil),           // 20: toold.v1.DocumentBlock
+	(*TextBlock)(nil),               // 21: toold.v1.TextBlock
+	(*ImageBlock)(nil),              // 22: toold.v1.ImageBlock
+	(*structpb.Struct)(nil),         // 23: google.protobuf.Struct
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
-	4,  // 0: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
-	20, // 1: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
-	7,  // 2: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
-	20, // 3: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
-	14, // 4: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
-	15, // 5: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
-	16, // 6: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
-	11, // 7: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
-	9,  // 8: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
-	0,  // 9: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
-	10, // 10: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
-	0,  // 11: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
-	20, // 12: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
-	9,  // 13: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
-	7,  // 14: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
-	9,  // 15: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
-	1,  // 16: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
-	17, // 17: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
-	20, // 18: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
-	20, // 19: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
-	18, // 20: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
-	19, // 21: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
-	2,  // 22: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
-	5,  // 23: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
-	6,  // 24: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
-	12, // 25: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
-	3,  // 26: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	8,  // 27: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	8,  // 28: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
-	13, // 29: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
-	26, // [26:30] is the sub-list for method output_type
-	22, // [22:26] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	5,  // 0: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
+	4,  // 1: toold.v1.ListToolsResponse.mcp_servers:type_name -> toold.v1.McpServerState
+	23, // 2: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
+	8,  // 3: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
+	23, // 4: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
+	16, // 5: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
+	17, // 6: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
+	18, // 7: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
+	13, // 8: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
+	11, // 9: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
+	10, // 10: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
+	0,  // 11: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
+	12, // 12: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
+	0,  // 13: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
+	23, // 14: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
+	11, // 15: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
+	8,  // 16: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
+	11, // 17: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
+	1,  // 18: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
+	19, // 19: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
+	23, // 20: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
+	23, // 21: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
+	21, // 22: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
+	22, // 23: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
+	20, // 24: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
+	2,  // 25: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
+	6,  // 26: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
+	7,  // 27: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
+	14, // 28: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
+	3,  // 29: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	9,  // 30: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	9,  // 31: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
+	15, // 32: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	29, // [29:33] is the sub-list for method output_type
+	25, // [25:29] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_tool_proto_init() }
@@ -1720,21 +2066,23 @@ func file_toold_v1_tool_proto_init() {
 	if File_toold_v1_tool_proto != nil {
 		return
 	}
-	file_toold_v1_tool_proto_msgTypes[6].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[7].OneofWrappers = []any{
 		(*ExecuteEvent_Started)(nil),
 		(*ExecuteEvent_Progress)(nil),
 		(*ExecuteEvent_Result)(nil),
 		(*ExecuteEvent_PermissionRequest)(nil),
 		(*ExecuteEvent_Decision)(nil),
+		(*ExecuteEvent_HookRun)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[13].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[15].OneofWrappers = []any{
 		(*ToolProgress_Stdout)(nil),
 		(*ToolProgress_Stderr)(nil),
 		(*ToolProgress_Message)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[15].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[17].OneofWrappers = []any{
 		(*ContentBlock_Text)(nil),
 		(*ContentBlock_Image)(nil),
+		(*ContentBlock_Document)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1742,7 +2090,7 @@ func file_toold_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_tool_proto_rawDesc), len(file_toold_v1_tool_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   18,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,7 +20,8 @@ const MetaStructuredContent = "mcp_structured_content"
 
 // resultFromMCP turns an MCP tool result into toold's result blocks. Content
 // that no tool_result block can carry (audio, binary resources other than
-// images) is described in a text block, so the model knows it exists.
+// images and PDF documents) is described in a text block, so the model
+// knows it exists.
 func resultFromMCP(server string, res *sdk.CallToolResult) *tool.Result {
 	out := &tool.Result{}
 	for _, c := range res.Content {
@@ -83,6 +84,8 @@ func resourceBlock(server string, r *sdk.ResourceContents) tool.Block {
 		return textBlock(prefix + r.Text)
 	case strings.HasPrefix(strings.ToLower(r.MIMEType), "image/"):
 		return imageBlock(r.MIMEType, r.Blob, prefix+"Image")
+	case strings.EqualFold(r.MIMEType, "application/pdf"):
+		return tool.Block{Type: tool.BlockDocument, MediaType: "application/pdf", Data: r.Blob}
 	}
 	return textBlock(fmt.Sprintf("%sBinary content (%s, %s) that cannot be shown to the model.", prefix, orUnknown(r.MIMEType), size(len(r.Blob))))
 }

@@ -125,7 +125,7 @@ func (m *Manager) newSessionServers(sess Session) *sessionServers {
 				// The operator's server of that name stays in force: a
 				// workspace must not replace what the operator configured.
 				ss.notes = append(ss.notes, ServerState{Name: c.Name, Transport: c.Transport, Scope: ScopeWorkspace,
-					State: StateClosed, LastError: "not started: the operator's settings define a server of the same name"})
+					State: StateStopped, LastError: "not started: the operator's settings define a server of the same name"})
 				continue
 			}
 			ss.servers = append(ss.servers, newServer(c, sess.ID, sess.Workspace, sess.Environ, &m.opts))

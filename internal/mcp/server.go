@@ -108,7 +108,7 @@ func (s *server) close() {
 	if running {
 		<-s.done
 	}
-	s.setState(StateClosed, "")
+	s.setState(StateStopped, "")
 }
 
 func (s *server) stopped() bool {
@@ -123,7 +123,7 @@ func (s *server) stopped() bool {
 func (s *server) setState(st State, errText string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == StateClosed {
+	if s.state == StateStopped {
 		return
 	}
 	s.state, s.since = st, time.Now()
@@ -335,7 +335,7 @@ func (s *server) settle(ctx context.Context) {
 		st, ch := s.state, s.changed
 		s.mu.Unlock()
 		switch st {
-		case StateConnected, StateRestarting, StateClosed:
+		case StateConnected, StateRestarting, StateStopped:
 			return
 		case StateFailed:
 			if kicked {

@@ -23,8 +23,9 @@ const (
 	// StateFailed: the attempts in a row ran out. The next use of the
 	// server (listing the session's tools, calling one) tries again.
 	StateFailed State = "failed"
-	// StateClosed: stopped with its session or with toold.
-	StateClosed State = "closed"
+	// StateStopped: stopped with its session or with toold, or never
+	// started (a workspace server the operator's settings shadow).
+	StateStopped State = "stopped"
 )
 
 // ServerState is what an operator sees of one server.

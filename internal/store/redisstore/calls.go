@@ -18,7 +18,9 @@ var _ store.Journal = (*Store)(nil)
 // The call journal (store.Journal) in Redis: keys in keys.go, scripts in
 // scripts.go. Claiming a batch reads the session in the same script, so
 // starting a batch is one round trip; finishing a call (events, result,
-// file stamps, cwd) is another.
+// file stamps, cwd) is another; a repeatable call is one CommitCall. These
+// three go through the store's autoPipe, so that concurrent calls share
+// round trips.
 
 func (s *Store) BeginCalls(ctx context.Context, sessionID, owner string, claims []store.Claim, t store.CallTimes) (*store.Session, []store.ClaimResult, error) {
 	k, err := s.keys(sessionID)
@@ -32,7 +34,7 @@ func (s *Store) BeginCalls(ctx context.Context, sessionID, owner string, claims 
 		ks = append(ks, rec)
 		args = append(args, c.ToolUseID, c.Fingerprint)
 	}
-	v, err := scriptBeginCalls.Run(ctx, s.c, ks, args...).Slice()
+	v, err := s.pipe.run(ctx, scriptBeginCalls, ks, args...).Slice()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return nil, nil, notFound(sessionID)
@@ -113,7 +115,7 @@ func (s *Store) FinishCall(ctx context.Context, ref store.CallRef, owner string,
 		return err
 	}
 	args = eventArgs(args, evs)
-	v, err := scriptFinishCall.Run(ctx, s.c, append(k.all(), rec, stream), args...).Int64()
+	v, err := s.pipe.run(ctx, scriptFinishCall, append(k.all(), rec, stream), args...).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return notFound(ref.SessionID)
@@ -137,7 +139,7 @@ func (s *Store) CommitCall(ctx context.Context, ref store.CallRef, fingerprint, 
 		return 0, err
 	}
 	args = eventArgs(args, evs)
-	v, err := scriptCommitCall.Run(ctx, s.c, append(k.all(), rec, stream), args...).Int64()
+	v, err := s.pipe.run(ctx, scriptCommitCall, append(k.all(), rec, stream), args...).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return 0, notFound(ref.SessionID)
@@ -262,41 +264,60 @@ func (s *Store) readEvents(ctx context.Context, sessionID string, ks []string, a
 	}
 	expired := v[1] == int64(1)
 	entries, _ := v[2].([]any)
-	evs := make([]store.CallEvent, 0, len(entries))
+	var evs []store.CallEvent
 	for _, e := range entries {
-		ev, ok := decodeEntry(e)
-		if !ok {
+		var ok bool
+		if evs, ok = decodeEntry(evs, e, after); !ok {
 			return nil, store.CallAbsent, false, unexpected(sessionID, e)
 		}
-		evs = append(evs, ev)
+	}
+	// Trimming drops whole entries; what is left of one older than the
+	// cap is not shown either, as the memory store would not have it.
+	if n := len(evs); n > 0 {
+		floor := evs[n-1].Seq - store.MaxCallEvents
+		i := 0
+		for i < n && evs[i].Seq <= floor {
+			i++
+		}
+		evs = evs[i:]
 	}
 	return evs, st, expired, nil
 }
 
-// decodeEntry reads one XRANGE entry: {"0-<seq>", {field, value, ...}}.
-func decodeEntry(e any) (store.CallEvent, bool) {
+// decodeEntry appends the events of one XRANGE entry ({"0-<last seq>",
+// {seq, data, ..., ["f", "1"]}}) with a seq above after: an entry holds
+// every event of one flush, and XRANGE returns it whole when its last
+// event is new.
+func decodeEntry(evs []store.CallEvent, e any, after int64) ([]store.CallEvent, bool) {
 	pair, ok := e.([]any)
 	if !ok || len(pair) != 2 {
-		return store.CallEvent{}, false
+		return evs, false
 	}
-	id, _ := pair[0].(string)
-	seq, err := strconv.ParseInt(strings.TrimPrefix(id, "0-"), 10, 64)
-	if err != nil || !strings.HasPrefix(id, "0-") {
-		return store.CallEvent{}, false
+	fields, ok := pair[1].([]any)
+	if !ok || len(fields)%2 != 0 {
+		return evs, false
 	}
-	fields, _ := pair[1].([]any)
-	ev := store.CallEvent{Seq: seq}
-	for i := 0; i+1 < len(fields); i += 2 {
+	final := false
+	start := len(evs)
+	for i := 0; i < len(fields); i += 2 {
 		name, _ := fields[i].(string)
 		val, _ := fields[i+1].(string)
-		switch name {
-		case "d":
-			ev.Data = []byte(val)
-		case "f":
-			ev.Final = val == "1"
+		if name == "f" {
+			final = val == "1"
+			continue
+		}
+		seq, err := strconv.ParseInt(name, 10, 64)
+		if err != nil {
+			return evs, false
+		}
+		if seq > after {
+			evs = append(evs, store.CallEvent{Seq: seq, Data: []byte(val)})
 		}
 	}
-	return ev, true
+	if final && len(evs) > start {
+		evs[len(evs)-1].Final = true
+	}
+	return evs, true
 }
 
 func ms(d time.Duration) int64 {

@@ -89,6 +89,7 @@ func (o Options) withDefaults() (Options, error) {
 // Store implements store.Store on Redis.
 type Store struct {
 	c     redis.UniversalClient
+	pipe  *autoPipe // the call path's scripts
 	opts  Options
 	ttlMs int64
 	owned bool // Close closes c
@@ -104,7 +105,7 @@ func New(client redis.UniversalClient, opts Options) *Store {
 	if err != nil {
 		panic(err)
 	}
-	return &Store{c: client, opts: o, ttlMs: o.SessionTTL.Milliseconds()}
+	return &Store{c: client, pipe: newAutoPipe(client), opts: o, ttlMs: o.SessionTTL.Milliseconds()}
 }
 
 // Open connects to a single Redis server given by a redis:// or rediss://
@@ -167,8 +168,10 @@ func (s *Store) loadScripts(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the client if Open created it.
+// Close stops the store's pipeline workers and closes the client if Open
+// created it.
 func (s *Store) Close() error {
+	s.pipe.close()
 	if s.owned {
 		return s.c.Close()
 	}

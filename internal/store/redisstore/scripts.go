@@ -165,26 +165,36 @@ local function nowMs()
 end
 `
 
-// appendEvents adds events to a call's stream, skipping those at or below
-// the record's seq (a retried append), trims the stream to about cap
-// entries and gives it the record's remaining lifetime. args holds
-// (seq, data, final) triples from index i on.
+// appendEvents adds events to a call's stream as ONE entry (one XADD for
+// a whole flush or finish): entry id 0-<its last seq>, fields <seq> ->
+// data for each event, and f -> 1 when the entry holds the final event.
+// Events at or below the record's seq (a retried append) are skipped. The
+// stream keeps the events of about the last cap seqs (MINID trims whole
+// entries) and gets the record's remaining lifetime. args holds (seq,
+// data, final) triples from index i on.
 const appendEvents = `
 local function appendEvents(rec, stream, cap, args, i)
   local last = tonumber(redis.call('HGET', rec, 'seq') or '0')
+  local fields, final, top = {}, false, last
   while i + 2 <= #args do
     local seq = tonumber(args[i])
-    if seq > last then
-      if args[i + 2] == '1' then
-        redis.call('XADD', stream, 'MAXLEN', '~', cap, '0-' .. seq, 'd', args[i + 1], 'f', '1')
-      else
-        redis.call('XADD', stream, 'MAXLEN', '~', cap, '0-' .. seq, 'd', args[i + 1])
-      end
-      last = seq
+    if seq > top then
+      fields[#fields + 1] = args[i]
+      fields[#fields + 1] = args[i + 1]
+      if args[i + 2] == '1' then final = true end
+      top = seq
     end
     i = i + 3
   end
-  redis.call('HSET', rec, 'seq', last)
+  if top == last then return end
+  if final then
+    fields[#fields + 1] = 'f'
+    fields[#fields + 1] = '1'
+  end
+  local floor = top - tonumber(cap) + 1
+  if floor < 1 then floor = 1 end
+  redis.call('XADD', stream, 'MINID', '0-' .. floor, '0-' .. top, unpack(fields))
+  redis.call('HSET', rec, 'seq', top)
   local ttl = redis.call('PTTL', rec)
   if ttl > 0 then redis.call('PEXPIRE', stream, ttl) end
 end

@@ -56,6 +56,11 @@ func runHelperServer() int {
 	case "exit-at-start":
 		fmt.Fprintln(os.Stderr, "helper: missing API token")
 		return 2
+	case "needs-ready-file":
+		if _, err := os.Stat("ready"); err != nil {
+			fmt.Fprintln(os.Stderr, "helper: not ready")
+			return 2
+		}
 	case "silent":
 		// Reads nothing and answers nothing: a server that hangs at start.
 		time.Sleep(time.Hour)

@@ -76,7 +76,7 @@ func (m *Manager) Tools(ctx context.Context, sess Session) []tool.Tool {
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, s := range servers {
-		wg.Go(func() { s.settle(wait) })
+		wg.Go(func() { s.settle(wait, false) })
 	}
 	wg.Wait()
 	var out []tool.Tool

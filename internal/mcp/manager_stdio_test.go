@@ -335,6 +335,22 @@ func TestServerThatCannotStartIsReportedAndCallsFail(t *testing.T) {
 	}
 }
 
+func TestFailedServerIsTriedAgainOnLaterUse(t *testing.T) {
+	m := helperManager(t, Options{MaxAttempts: 1}, map[string]string{helperMode: "needs-ready-file"})
+	sess := newSession(t, "s1")
+	m.Tools(context.Background(), sess)
+	eventually(t, "the failed state", func() bool { return stateOf(m, "s1", "helper").State == StateFailed })
+	if err := os.WriteFile(filepath.Join(sess.Workspace, "ready"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the server's tools after a later listing", func() bool {
+		return len(m.Tools(context.Background(), sess)) > 0
+	})
+	if st := stateOf(m, "s1", "helper"); st.State != StateConnected || !strings.Contains(st.LastError, "not ready") {
+		t.Errorf("state = %+v", st)
+	}
+}
+
 func TestSilentServerTimesOutAtStart(t *testing.T) {
 	m := helperManager(t, Options{ConnectTimeout: 300 * time.Millisecond, MaxAttempts: 1}, map[string]string{helperMode: "silent"})
 	if tools := m.Tools(context.Background(), newSession(t, "s1")); len(tools) != 0 {

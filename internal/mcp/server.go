@@ -326,25 +326,32 @@ func (s *server) refreshTools() {
 }
 
 // settle waits until the server is past starting: connected, or known to
-// be unavailable. A failed server is given another attempt first.
-func (s *server) settle(ctx context.Context) {
+// be unavailable. A server that has been failed for MaxBackoff is given
+// another attempt first (at most one per MaxBackoff, so that a server
+// that is down for good costs a listing or a call no more than that);
+// wait says whether to wait for that attempt or to let it run in the
+// background.
+func (s *server) settle(ctx context.Context, wait bool) {
 	s.start()
 	kicked := false
 	for {
 		s.mu.Lock()
-		st, ch := s.state, s.changed
+		st, ch, since := s.state, s.changed, s.since
 		s.mu.Unlock()
 		switch st {
 		case StateConnected, StateRestarting, StateStopped:
 			return
 		case StateFailed:
-			if kicked {
+			if kicked || time.Since(since) < s.opts.MaxBackoff {
 				return
 			}
 			kicked = true
 			select {
 			case s.kick <- struct{}{}:
 			default:
+			}
+			if !wait {
+				return
 			}
 		}
 		select {
@@ -359,7 +366,7 @@ func (s *server) settle(ctx context.Context) {
 func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 	wait, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
 	defer cancel()
-	s.settle(wait)
+	s.settle(wait, true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cs != nil && s.state == StateConnected {

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -108,10 +109,11 @@ func New(client redis.UniversalClient, opts Options) *Store {
 	return &Store{c: client, pipe: newAutoPipe(client), opts: o, ttlMs: o.SessionTTL.Milliseconds()}
 }
 
-// Open connects to a single Redis server given by a redis:// or rediss://
-// URL (redis.ParseURL: user, password, database, TLS, query options), checks
-// it with PING and loads the scripts. An unreachable server is an error
+// Open connects to Redis given by a redis:// or rediss:// URL, checks it
+// with PING and loads the scripts. An unreachable server is an error
 // wrapping store.ErrUnavailable. The store owns the client: Close closes it.
+// The URL selects the client (see clientFromURL): one server, Sentinel or
+// Cluster.
 //
 // go-redis retries a command that failed on the network up to 3 times
 // (max_retries= in the URL; -1 for none) and its pool retries a dial 5 times,
@@ -123,29 +125,77 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro, err := redis.ParseURL(url)
+	c, err := clientFromURL(url, o.Timeout)
 	if err != nil {
-		// The URL may hold a password: do not repeat it.
-		return nil, errors.New("redisstore: invalid Redis URL (want redis://[user:password@]host:port[/db] or rediss://...)")
+		return nil, err
 	}
-	for _, d := range []*time.Duration{&ro.DialTimeout, &ro.ReadTimeout, &ro.WriteTimeout} {
-		if *d == 0 {
-			*d = o.Timeout
-		}
-	}
-	// A call's deadline also bounds its socket reads and writes.
-	ro.ContextTimeoutEnabled = true
-	s := New(redis.NewClient(ro), o)
+	s := New(c, o)
 	s.owned = true
 	if err := s.Ping(ctx); err != nil {
-		s.c.Close()
+		s.Close()
 		return nil, err
 	}
 	if err := s.loadScripts(ctx); err != nil {
-		s.c.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// clientFromURL builds the client a URL names:
+//
+//	redis://[user:pass@]host:port[/db][?options]           one server
+//	redis://host:port?master_name=m&addr=host2:port2...     Sentinel: the
+//	    sentinels, and the master they watch
+//	redis://host:port?cluster=true&addr=host2:port2...      Cluster: seed
+//	    nodes
+//
+// (rediss:// for TLS in each form), with go-redis' own URL options
+// (dial_timeout=, max_retries=, ...). Timeouts the URL leaves unset are
+// timeout. A call's deadline also bounds its socket reads and writes.
+func clientFromURL(raw string, timeout time.Duration) (redis.UniversalClient, error) {
+	// The URL may hold a password: errors do not repeat it.
+	bad := errors.New("redisstore: invalid Redis URL (want redis://[user:password@]host:port[/db][?master_name=...|cluster=true][&addr=...] or rediss://...)")
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return nil, bad
+	}
+	q := u.Query()
+	defaults := func(ds ...*time.Duration) {
+		for _, d := range ds {
+			if *d == 0 {
+				*d = timeout
+			}
+		}
+	}
+	switch {
+	case q.Get("cluster") == "true":
+		q.Del("cluster")
+		u.RawQuery = q.Encode()
+		co, err := redis.ParseClusterURL(u.String())
+		if err != nil {
+			return nil, bad
+		}
+		defaults(&co.DialTimeout, &co.ReadTimeout, &co.WriteTimeout)
+		co.ContextTimeoutEnabled = true
+		return redis.NewClusterClient(co), nil
+	case q.Get("master_name") != "":
+		fo, err := redis.ParseFailoverURL(raw)
+		if err != nil {
+			return nil, bad
+		}
+		defaults(&fo.DialTimeout, &fo.ReadTimeout, &fo.WriteTimeout)
+		fo.ContextTimeoutEnabled = true
+		return redis.NewFailoverClient(fo), nil
+	default:
+		ro, err := redis.ParseURL(raw)
+		if err != nil {
+			return nil, bad
+		}
+		defaults(&ro.DialTimeout, &ro.ReadTimeout, &ro.WriteTimeout)
+		ro.ContextTimeoutEnabled = true
+		return redis.NewClient(ro), nil
+	}
 }
 
 // Ping checks that Redis answers; for health checks.

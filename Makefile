@@ -1,8 +1,9 @@
 # toold: build, run, test.
 #
 # Every tool the targets need is installed here when absent: Go tools into
-# ./bin from the Go module proxy, ripgrep and redis-server from Debian's
-# packages. Nothing else is assumed beyond Go, bash and make.
+# ./bin from the Go module proxy, ripgrep, redis-server and jq from Debian's
+# packages, the reference MCP filesystem server into ./.deps from npm.
+# Nothing else is assumed beyond Go, Node.js, bash and make.
 
 SHELL := /bin/bash
 GO ?= go
@@ -13,6 +14,8 @@ BUF_VERSION := v1.75.0
 PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 GRPCURL_VERSION := v1.9.4
+MCP_FS_VERSION := 2026.8.31
+MCP_FS_SERVER := $(CURDIR)/.deps/node_modules/.bin/mcp-server-filesystem
 
 LISTEN ?= 127.0.0.1:50051
 RUN_ARGS ?=
@@ -30,7 +33,7 @@ run: build $(BIN)/grpcurl
 
 ## test: everything CI checks: generated code current, lint, vet, all tests with -race, a short fuzz run
 test: deps proto-check lint
-	$(GO) test -race -count=1 ./...
+	TOOLD_MCP_FS_SERVER=$(MCP_FS_SERVER) $(GO) test -race -count=1 ./...
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 
 FUZZTIME ?= 5s
@@ -83,16 +86,20 @@ $(BIN)/protoc-gen-go-grpc:
 $(BIN)/grpcurl:
 	GOBIN=$(BIN) $(GO) install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
 
-## deps: Go tools plus the system packages the tests use
-deps: tools
+## deps: Go tools plus the system and npm packages the tests use
+deps: tools $(MCP_FS_SERVER)
 	@missing=""; \
 	command -v rg >/dev/null || missing="$$missing ripgrep"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
 
+$(MCP_FS_SERVER):
+	npm install --silent --no-audit --no-fund --prefix $(CURDIR)/.deps @modelcontextprotocol/server-filesystem@$(MCP_FS_VERSION)
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(CURDIR)/.deps

@@ -17,6 +17,7 @@ GRPCURL_VERSION := v1.9.4
 MCP_FS_VERSION := 2026.8.31
 MCP_FS_SERVER := $(CURDIR)/.deps/node_modules/.bin/mcp-server-filesystem
 
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LISTEN ?= 127.0.0.1:50051
 RUN_ARGS ?=
 
@@ -25,7 +26,7 @@ RUN_ARGS ?=
 all: build
 
 build:
-	$(GO) build -o $(BIN)/toold ./cmd/toold
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/toold ./cmd/toold
 
 ## run: start toold on the in-memory store (no other process needed)
 run: build $(BIN)/grpcurl

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toold/toold/internal/sandbox"
 )
 
 // config is every setting toold takes, parsed and checked before anything
@@ -37,6 +39,14 @@ type config struct {
 	SessionTTL     time.Duration
 	ResultTTL      time.Duration
 	CallLease      time.Duration
+
+	Sandbox sandbox.Options
+	Runtime runtimeConfig
+	Hooks   hooksConfig
+	Auth    authConfig
+
+	ToolSearch toolSearchConfig
+	MCP        mcpConfig
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -68,6 +78,11 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		resultTTL   = fs.Duration("result-ttl", time.Hour, "how long a call's result and events are kept for retries and Attach")
 		callLease   = fs.Duration("call-lease", 30*time.Second, "a running call whose replica has not renewed its claim for this long counts as abandoned")
 	)
+	sandboxF, runtimeF := addSandboxFlags(fs), addRuntimeFlags(fs)
+	hooksF := addHooksFlags(fs)
+	authF := addAuthFlags(fs)
+	toolSearchF := addToolSearchFlags(fs)
+	mcpF := addMCPFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -96,6 +111,25 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		ReadWorkspaceSettings: *wsSettings, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
 		ResultTTL: *resultTTL, CallLease: *callLease,
+	}
+	var err error
+	if cfg.Sandbox, err = sandboxF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Runtime, err = runtimeF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Hooks, err = hooksF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Auth, err = authF(); err != nil {
+		return nil, err
+	}
+	if cfg.ToolSearch, err = toolSearchF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -141,6 +175,9 @@ func (c *config) check() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("--shutdown-timeout %s: want a positive duration", c.ShutdownTimeout)
+	}
+	if err := c.Auth.check(c.Listen); err != nil {
+		return err
 	}
 	return nil
 }

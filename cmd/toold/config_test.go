@@ -19,8 +19,8 @@ func TestParseConfig(t *testing.T) {
 		{"defaults", nil, nil, func(c *config) bool {
 			return c.Listen == "127.0.0.1:50051" && c.MaxToolConcurrency == 10 && c.LogLevel == slog.LevelInfo && c.LogFormat == "text"
 		}, ""},
-		{"env fallback", nil, map[string]string{"TOOLD_LISTEN": "0.0.0.0:9000", "TOOLD_MAX_TOOL_CONCURRENCY": "4", "TOOLD_LOG_LEVEL": "debug"}, func(c *config) bool {
-			return c.Listen == "0.0.0.0:9000" && c.MaxToolConcurrency == 4 && c.LogLevel == slog.LevelDebug
+		{"env fallback", nil, map[string]string{"TOOLD_LISTEN": "0.0.0.0:9000", "TOOLD_MAX_TOOL_CONCURRENCY": "4", "TOOLD_LOG_LEVEL": "debug", "TOOLD_INSECURE_NO_AUTH": "true"}, func(c *config) bool {
+			return c.Listen == "0.0.0.0:9000" && c.MaxToolConcurrency == 4 && c.LogLevel == slog.LevelDebug && c.Auth.InsecureNoAuth
 		}, ""},
 		{"flag beats env", []string{"--listen", "127.0.0.1:1"}, map[string]string{"TOOLD_LISTEN": "0.0.0.0:9000"}, func(c *config) bool {
 			return c.Listen == "127.0.0.1:1"

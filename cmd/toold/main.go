@@ -14,14 +14,20 @@ import (
 
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/store/redisstore"
+	"github.com/toold/toold/internal/tool"
 )
 
 func main() {
+	// toold re-executes itself as the sandbox's helper for every command.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
+		os.Exit(sandbox.HelperMain(os.Args[2:]))
+	}
 	cfg, err := parseConfig(os.Args[1:], os.Getenv)
 	var help errHelp
 	switch {
@@ -84,10 +90,29 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	defer st.Close()
 
-	reg, err := builtinTools()
+	rt, err := openToolRuntime(cfg, log)
 	if err != nil {
 		return err
 	}
+	// Deferred: runs after the server and the engine have stopped.
+	defer func() {
+		if err := rt.Close(); err != nil {
+			log.Warn("closing the sandbox and background shells", "error", err)
+		}
+	}()
+	reg, err := builtinTools(rt)
+	if err != nil {
+		return err
+	}
+	reg, catalog, err := withToolSearch(reg, cfg.ToolSearch)
+	if err != nil {
+		return err
+	}
+	pools, closePools, err := newToolPool(cfg, reg, log)
+	if err != nil {
+		return err
+	}
+	defer closePools()
 	decider, err := policy.NewEngine(policy.Options{
 		PolicyFile:         cfg.Settings,
 		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
@@ -96,6 +121,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return configError{err}
 	}
+	hookRunner, err := newHooks(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer hookRunner.Close()
 	ask := exec.AskConfig{
 		Timeout:      cfg.PermissionTimeout,
 		DenialLimit:  cfg.DenialLimit,
@@ -107,11 +137,14 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	engine, err := exec.NewEngine(exec.Config{
 		Registry:       reg,
+		Tools:          pools,
 		Store:          st,
 		Policy:         decider,
 		MaxConcurrency: cfg.MaxToolConcurrency,
 		Environ:        exec.ProcessEnviron(),
+		FileOwner:      rt.fileOwner(),
 		Logger:         log,
+		Hooks:          hookRunner,
 		Ask:            ask,
 		Journal:        exec.JournalConfig{Times: store.CallTimes{Lease: cfg.CallLease, Keep: cfg.ResultTTL}},
 	})
@@ -122,19 +155,50 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	sessions.SetLifecycle(hookLifecycle{hookRunner, log})
+	sessions.OnDelete(rt.sessionEnded(log))
+	sessions.OnDelete(pools.CloseSession)
+	if err := checkWorkspaceRoot(rt.sandbox, sessions.Root(), log); err != nil {
+		return err
+	}
 	tools, err := server.NewToolService(reg, engine, sessions, cfg.MaxCallsPerRequest)
 	if err != nil {
 		return err
 	}
-	srv, health := server.New(server.Options{Logger: log}, server.NewSessionService(sessions, engine), tools)
+	tools.WithPools(pools)
+	catalog.session = func(id string) []tool.Definition {
+		defs, _ := tools.Definitions(context.Background(), id)
+		return defs
+	}
+	opts := server.Options{Logger: log,
+		Info:     server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
+		AuthMode: string(cfg.Auth.Mode),
+	}
+	// Authentication, TLS and rate limits; the limiter stops after the
+	// server and before the store (deferred calls run in reverse).
+	closeLimiter, err := cfg.Auth.apply(&opts, st, cfg.RedisKeyPrefix, log)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
+	srv, health := server.New(opts, server.NewSessionService(sessions, engine), tools)
+	stopHealth, err := serveHealth(ctx, cfg.Auth.HealthListen, server.NewHealthOnly(health), log)
+	if err != nil {
+		return err
+	}
+	defer stopHealth()
 
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
-	log.Info("toold listening", "addr", lis.Addr().String(), "workspace_root", sessions.Root(), "store", storeName, "tools", len(reg.Tools()))
+	log.Info("toold listening", "addr", lis.Addr().String(), "workspace_root", sessions.Root(), "store", storeName, "tools", len(reg.Tools()), "auth", cfg.Auth.Mode, "tls", opts.TLS != nil)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
+	stopMCP, err := serveMCP(cfg, opts.Authenticator, engine, sessions, tools, log)
+	if err != nil {
+		return err
+	}
 	if p, ok := st.(server.Pinger); ok {
 		go server.WatchHealth(ctx, health, p, 2*time.Second, log)
 	}
@@ -153,6 +217,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	case <-time.After(cfg.ShutdownTimeout):
 		log.Warn("shutdown deadline passed; killing running calls")
 	}
+	stopMCP()
 	killCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := engine.Shutdown(killCtx); err != nil {

@@ -6,18 +6,31 @@ import (
 	"github.com/toold/toold/internal/tools/edit"
 	"github.com/toold/toold/internal/tools/glob"
 	"github.com/toold/toold/internal/tools/grep"
+	"github.com/toold/toold/internal/tools/killshell"
+	"github.com/toold/toold/internal/tools/multiedit"
+	"github.com/toold/toold/internal/tools/notebookedit"
 	"github.com/toold/toold/internal/tools/read"
+	"github.com/toold/toold/internal/tools/taskoutput"
+	"github.com/toold/toold/internal/tools/todowrite"
 	"github.com/toold/toold/internal/tools/write"
 )
 
 // builtinTools is the registry of built-in tools, registered explicitly.
-func builtinTools() (*tool.Registry, error) {
+func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 	return tool.NewRegistry(
-		bash.New(bash.Options{}),
+		// Bash keeps up to 1 Mi characters of output: past 30000 the
+		// engine stores the result whole and the model pages through it.
+		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20}),
+		taskoutput.New(rt.shells),
+		killshell.New(rt.shells),
 		read.New(read.Options{}),
 		write.New(),
 		edit.New(),
+		multiedit.New(),
+		notebookedit.New(),
 		glob.New(),
 		grep.New(grep.Options{}),
+		todowrite.New(),
+		rt.webfetch,
 	)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/session"
 )
 
 // CheckError is a call CheckPermission could not evaluate (unknown tool,
@@ -20,6 +21,9 @@ func (e *Engine) CheckPermission(ctx context.Context, sessionID string, r Reques
 	if err != nil {
 		return policy.Decision{}, err
 	}
+	if err := session.CheckOwner(ctx, sess); err != nil {
+		return policy.Decision{}, err
+	}
 	files, err := e.files.get(sess)
 	if err != nil {
 		return policy.Decision{}, fmt.Errorf("%w: %w", ErrWorkspace, err)
@@ -33,5 +37,8 @@ func (e *Engine) CheckPermission(ctx context.Context, sessionID string, r Reques
 
 // Resolve answers a pending permission request of the session.
 func (e *Engine) Resolve(ctx context.Context, sessionID, requestID string, a Answer) error {
+	if err := e.checkOwner(ctx, sessionID); err != nil {
+		return err
+	}
 	return e.cfg.Ask.Pending.Resolve(ctx, sessionID, requestID, a)
 }

@@ -11,13 +11,17 @@ import (
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/workspace"
 )
 
 // Config is what the engine is built from.
 type Config struct {
 	Registry *tool.Registry
-	Store    store.Store
-	Policy   policy.Decider
+	// Tools, when set, finds the tools of a session beyond the registry
+	// (its MCP tools).
+	Tools  ToolSource
+	Store  store.Store
+	Policy policy.Decider
 	// MaxConcurrency bounds how many concurrency-safe calls of one batch
 	// run at once (default 10, as Claude Code's).
 	MaxConcurrency int
@@ -25,9 +29,15 @@ type Config struct {
 	MaxResultChars int
 	// Environ is the environment of every process a call starts.
 	Environ []string
-	// Interceptors run after the policy stage, around the tool (hooks,
-	// audit, quotas), outermost first.
+	// FileOwner, when set, owns what the file tools create in a session's
+	// directories (the sandbox user, so that its commands can change them).
+	FileOwner *workspace.Owner
+	// Interceptors run after the policy stage, around the tool (audit,
+	// quotas), outermost first; the PostToolUse hooks are inside them.
 	Interceptors []Interceptor
+	// Hooks, when set, runs Claude Code's hooks around each call: see
+	// hooks_stage.go for where each event fires.
+	Hooks HookRunner
 	// Ask governs permission requests and denial tracking.
 	Ask AskConfig
 	// Journal governs exactly-once calls and stored events.
@@ -44,6 +54,9 @@ type Engine struct {
 	active   *activeCalls
 	leases   *leases
 	sessions *sessionCache
+	owners   *owners
+	// schemas re-validates input that a hook rewrote.
+	schemas *schemas
 }
 
 // NewEngine compiles every tool's schema and assembles the call path.
@@ -66,19 +79,22 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, files: newWorkspaceCache(), active: newActiveCalls(), sessions: newSessionCache(100_000)}
+	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000)}
 	e.leases = newLeases(e)
+	e.schemas = sch
 
 	// The call path. It has two phases because partitioning a batch needs
 	// every call's parsed input before any call runs:
 	//   prepare: lookup -> validate (schema, coercion, tool.Parse)
-	//   run:     policy -> configured interceptors -> the tool
+	//   run:     PreToolUse hooks -> policy (+ PermissionRequest hooks)
+	//            -> configured interceptors -> PostToolUse hooks -> the tool
 	// Result shaping (errors become in-band results, caps) follows both.
 	e.prepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
-		Lookup(cfg.Registry),
+		Lookup(cfg.Registry, cfg.Tools),
 		Validate(sch),
 	)
-	e.run = Chain(e.runTool, append([]Interceptor{e.Policy(cfg.Policy)}, cfg.Interceptors...)...)
+	stages := append([]Interceptor{e.PreToolHooks(sch), e.Policy(cfg.Policy)}, cfg.Interceptors...)
+	e.run = Chain(e.runTool, append(stages, e.PostToolHooks())...)
 	return e, nil
 }
 
@@ -94,6 +110,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 // skips that step: it runs on the cached session and each call is
 // recorded after it ran, if the session has not changed meanwhile.
 func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, sink Sink) error {
+	if err := e.checkOwner(ctx, sessionID); err != nil {
+		return err
+	}
 	if sess := e.sessions.get(sessionID); sess != nil {
 		rest, err := e.unclaimed(ctx, sess, reqs, sink)
 		if err != nil || len(rest) == 0 {
@@ -194,7 +213,7 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) 
 			res, err = e.safeRun(ctx, c)
 		}
 	}
-	res = shape(res, err, e.cfg.MaxResultChars)
+	res = e.shapeCall(ctx, c, log, res, err)
 	dur := time.Since(c.started)
 	if res.IsError {
 		e.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "tool call failed",

@@ -21,6 +21,19 @@ type Event struct {
 	Started           *Started
 	Progress          *Progress
 	Result            *Outcome
+	Hook              *HookRun
+}
+
+// HookRun reports one hook that ran for the call (see hooks_stage.go).
+type HookRun struct {
+	Event    string
+	Hook     string
+	Type     string
+	Decision string
+	Status   string
+	Message  string
+	ExitCode int
+	Duration time.Duration
 }
 
 // PermissionRequest announces that a call waits for an answer.

@@ -78,6 +78,9 @@ func (e *Engine) abandon(ctx context.Context, ref store.CallRef, last int64) {
 // Attach forwards the events of one call after seq `after` and follows it
 // to its result. ErrNoSuchCall when the session has no record of it.
 func (e *Engine) Attach(ctx context.Context, sessionID, toolUseID string, after int64, sink Sink) error {
+	if err := e.checkOwner(ctx, sessionID); err != nil {
+		return err
+	}
 	ref := store.CallRef{SessionID: sessionID, ToolUseID: toolUseID}
 	end, err := e.follow(ctx, ref, after, sink)
 	switch {

@@ -92,7 +92,7 @@ func (e *Engine) runUnclaimed(ctx context.Context, c *Call, prepErr error) (retr
 	if errors.Is(runErr, errNeedsClaim) {
 		return true, nil
 	}
-	res = shape(res, runErr, e.cfg.MaxResultChars)
+	res = e.shapeCall(ctx, c, log, res, runErr)
 	final := Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: time.Since(c.started)}}
 	if res.Kind == tool.KindCancelled {
 		// Nothing to record: the request is going away.

@@ -73,6 +73,7 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 		if err != nil {
 			return nil, tool.Errorf(tool.KindUnavailable, "The permission check could not be made, so the call did not run: %v", err)
 		}
+		dec = e.withHooks(ctx, c, d, dec)
 		if dec.Behavior == policy.Ask {
 			if c.unclaimed {
 				return nil, errNeedsClaim
@@ -111,6 +112,9 @@ func (e *Engine) denialLimit(ctx context.Context, c *Call, dec policy.Decision) 
 
 func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Handler) (*tool.Result, error) {
 	a := e.cfg.Ask
+	if res, err, handled := e.permissionHooks(ctx, c, &dec, next); handled {
+		return res, err
+	}
 	id := newRequestID()
 	answers, done, err := a.Pending.Open(ctx, c.Session.ID, id)
 	if err != nil {

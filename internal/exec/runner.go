@@ -18,7 +18,7 @@ func (e *Engine) runTool(ctx context.Context, c *Call) (*tool.Result, error) {
 		ToolUseID: c.ToolUseID,
 		Files:     c.Files,
 		Cwd:       e.cwd(c),
-		Environ:   e.cfg.Environ,
+		Environ:   withSessionEnv(e.cfg.Environ, c.Session.Env),
 		State:     c.log,
 		Progress:  progressSink{id: c.ToolUseID, sink: c.Sink},
 	}

@@ -36,6 +36,27 @@ func ResultFromError(err error) *tool.Result {
 // result gets a text block (the Messages API wants content), and text past
 // maxChars is cut with a note so one call cannot flood the model's context.
 func shape(res *tool.Result, err error, maxChars int) *tool.Result {
+	if err != nil || res == nil {
+		return normalize(res, err)
+	}
+	res = normalize(res, nil)
+	capText(res, maxChars)
+	return res
+}
+
+// shapeCall shapes the result of a call that ran with a call log: text
+// past the tool's limit is stored whole in the session and replaced by a
+// preview with a handle (see persist); the hard cut of shape stays as a
+// guard for text that could not be stored.
+func (e *Engine) shapeCall(ctx context.Context, c *Call, blobs blobStore, res *tool.Result, err error) *tool.Result {
+	res = normalize(res, err)
+	limit := resultLimit(c.Def)
+	persist(ctx, blobs, c.ToolUseID, res, limit)
+	capText(res, max(e.cfg.MaxResultChars, limit))
+	return res
+}
+
+func normalize(res *tool.Result, err error) *tool.Result {
 	if err != nil {
 		return ResultFromError(err)
 	}
@@ -48,13 +69,16 @@ func shape(res *tool.Result, err error, maxChars int) *tool.Result {
 	if len(res.Content) == 0 {
 		res.Content = []tool.Block{{Type: tool.BlockText, Text: "(no output)"}}
 	}
+	return res
+}
+
+func capText(res *tool.Result, maxChars int) {
 	for i := range res.Content {
 		b := &res.Content[i]
 		if b.Type == tool.BlockText && len(b.Text) > maxChars {
 			b.Text = truncateChars(b.Text, maxChars)
 		}
 	}
-	return res
 }
 
 func truncateChars(s string, max int) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -13,10 +14,19 @@ import (
 )
 
 // schemas holds each tool's compiled input schema and the property types
-// that coercion needs. Schemas are compiled once, when the engine is built.
+// that coercion needs. The registry's are compiled when the engine is
+// built; a session's MCP tools' on first use, kept by name and schema (a
+// server may change a tool's schema).
 type schemas struct {
 	byName map[string]*compiledSchema
+
+	mu    sync.Mutex
+	extra map[string]*compiledSchema
 }
+
+// maxExtraSchemas bounds the cache of MCP tools' schemas; past it the
+// cache starts over (a miss costs one compile).
+const maxExtraSchemas = 4096
 
 type compiledSchema struct {
 	schema *jsonschema.Schema
@@ -26,37 +36,70 @@ type compiledSchema struct {
 }
 
 func compileSchemas(reg *tool.Registry) (*schemas, error) {
-	s := &schemas{byName: make(map[string]*compiledSchema)}
+	s := &schemas{byName: make(map[string]*compiledSchema), extra: make(map[string]*compiledSchema)}
 	for _, t := range reg.Tools() {
 		d := t.Definition()
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
+		cs, err := compileSchema(d)
 		if err != nil {
-			return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		url := "toold:///tools/" + d.Name + ".json"
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
-		}
-		sch, err := c.Compile(url)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
-		}
-		cs := &compiledSchema{schema: sch, propTypes: map[string]string{}}
-		if m, ok := doc.(map[string]any); ok {
-			props, _ := m["properties"].(map[string]any)
-			for name, p := range props {
-				if pm, ok := p.(map[string]any); ok {
-					if typ, ok := pm["type"].(string); ok {
-						cs.propTypes[name] = typ
-					}
-				}
-			}
+			return nil, err
 		}
 		s.byName[d.Name] = cs
 	}
 	return s, nil
+}
+
+// of returns the compiled schema of a tool's definition.
+func (s *schemas) of(d tool.Definition) (*compiledSchema, error) {
+	if cs := s.byName[d.Name]; cs != nil {
+		return cs, nil
+	}
+	key := d.Name + "\x00" + string(d.InputSchema)
+	s.mu.Lock()
+	cs := s.extra[key]
+	s.mu.Unlock()
+	if cs != nil {
+		return cs, nil
+	}
+	cs, err := compileSchema(d)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.extra) >= maxExtraSchemas {
+		clear(s.extra)
+	}
+	s.extra[key] = cs
+	s.mu.Unlock()
+	return cs, nil
+}
+
+func compileSchema(d tool.Definition) (*compiledSchema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	url := "toold:///tools/" + d.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+	}
+	cs := &compiledSchema{schema: sch, propTypes: map[string]string{}}
+	if m, ok := doc.(map[string]any); ok {
+		props, _ := m["properties"].(map[string]any)
+		for name, p := range props {
+			if pm, ok := p.(map[string]any); ok {
+				if typ, ok := pm["type"].(string); ok {
+					cs.propTypes[name] = typ
+				}
+			}
+		}
+	}
+	return cs, nil
 }
 
 // Validate is the stage that checks input against the tool's schema,
@@ -85,7 +128,12 @@ func (s *schemas) prepare(c *Call) error {
 			in = m
 		}
 	}
-	cs := s.byName[name]
+	cs, err := s.of(c.Def)
+	if err != nil {
+		// An MCP server's schema that does not compile: the call cannot
+		// be checked, so it does not run.
+		return tool.Errorf(tool.KindFailed, "The input schema of %s is not valid JSON Schema, so the call cannot be checked: %v", name, err)
+	}
 	coerce(in, cs.propTypes)
 	if err := cs.schema.Validate(in); err != nil {
 		return tool.InvalidInputf("%s", describeSchemaError(name, err))

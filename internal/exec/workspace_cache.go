@@ -12,8 +12,9 @@ import (
 // does not reopen them. An entry is replaced when the session's directories
 // change.
 type workspaceCache struct {
-	mu sync.Mutex
-	m  map[string]*wsEntry
+	owner *workspace.Owner
+	mu    sync.Mutex
+	m     map[string]*wsEntry
 }
 
 type wsEntry struct {
@@ -21,8 +22,8 @@ type wsEntry struct {
 	ws   *workspace.Workspace
 }
 
-func newWorkspaceCache() *workspaceCache {
-	return &workspaceCache{m: make(map[string]*wsEntry)}
+func newWorkspaceCache(owner *workspace.Owner) *workspaceCache {
+	return &workspaceCache{owner: owner, m: make(map[string]*wsEntry)}
 }
 
 func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
@@ -41,6 +42,7 @@ func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	ws.SetOwner(c.owner)
 	c.m[s.ID] = &wsEntry{dirs: dirs, ws: ws}
 	return ws, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
@@ -40,7 +41,9 @@ func (r *Runner) runGRPC(ctx context.Context, h *Handler, in input, timeout time
 	}
 	resp, err := tooldv1.NewHookServiceClient(conn).RunHook(callCtx, req)
 	if err != nil {
-		if errors.Is(context.Cause(callCtx), errTimeout) && ctx.Err() == nil {
+		// The deadline travels with the call, so the server may give up on
+		// it (DeadlineExceeded) a moment before the local timer fires.
+		if ctx.Err() == nil && (errors.Is(context.Cause(callCtx), errTimeout) || status.Code(err) == codes.DeadlineExceeded) {
 			return attempt{exitCode: -1, failure: fmt.Errorf("timed out after %s", timeout), timedOut: true}
 		}
 		if ctx.Err() != nil {

@@ -51,6 +51,7 @@ func sessionToProto(s *store.Session) *tooldv1.Session {
 		CreateTime:         timestamppb.New(s.CreatedAt),
 		SessionPermissions: rulesToProto(s.SessionRules),
 		UserPermissions:    rulesToProto(s.User),
+		Env:                s.Env,
 	}
 }
 
@@ -101,6 +102,12 @@ func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
 		out.Event = &tooldv1.ExecuteEvent_Progress{Progress: p}
 	case ev.Result != nil:
 		out.Event = &tooldv1.ExecuteEvent_Result{Result: resultToProto(ev.ToolUseID, ev.Result)}
+	case ev.Hook != nil:
+		h := ev.Hook
+		out.Event = &tooldv1.ExecuteEvent_HookRun{HookRun: &tooldv1.HookRun{
+			Event: h.Event, Hook: h.Hook, Type: h.Type, Decision: h.Decision, Status: h.Status,
+			Message: h.Message, ExitCode: int32(h.ExitCode), DurationMs: h.Duration.Milliseconds(),
+		}}
 	}
 	return out
 }
@@ -121,6 +128,8 @@ func resultToProto(toolUseID string, o *exec.Outcome) *tooldv1.ToolResult {
 					"data":       structpb.NewStringValue(base64.StdEncoding.EncodeToString(b.Data)),
 				}),
 			})
+		case tool.BlockDocument:
+			blocks[i], api[i] = documentBlock(b)
 		default:
 			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Text{Text: &tooldv1.TextBlock{Text: b.Text}}}
 			api[i] = object(map[string]*structpb.Value{
@@ -145,6 +154,21 @@ func resultToProto(toolUseID string, o *exec.Outcome) *tooldv1.ToolResult {
 		out.Metadata = metaToStruct(r.Meta)
 	}
 	return out
+}
+
+// documentBlock is a document (a PDF) as the proto block and as the
+// Messages API's document block, which a tool_result may carry.
+func documentBlock(b tool.Block) (*tooldv1.ContentBlock, *structpb.Value) {
+	block := &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Document{Document: &tooldv1.DocumentBlock{MediaType: b.MediaType, Data: b.Data}}}
+	api := object(map[string]*structpb.Value{
+		"type": structpb.NewStringValue("document"),
+		"source": object(map[string]*structpb.Value{
+			"type":       structpb.NewStringValue("base64"),
+			"media_type": structpb.NewStringValue(b.MediaType),
+			"data":       structpb.NewStringValue(base64.StdEncoding.EncodeToString(b.Data)),
+		}),
+	})
+	return block, api
 }
 
 func object(fields map[string]*structpb.Value) *structpb.Value {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"log/slog"
 	"runtime/debug"
 	"time"
@@ -17,12 +18,15 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
+	"github.com/toold/toold/internal/auth"
+	"github.com/toold/toold/internal/ratelimit"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
 
@@ -36,6 +40,20 @@ type Options struct {
 	MaxRecvMsgSize int
 	// MaxSendMsgSize bounds one event (default 32 MiB: a Read of an image).
 	MaxSendMsgSize int
+	// Authenticator names the tenant of every call but health (and
+	// reflection when PublicReflection); nil accepts every caller as
+	// auth.DefaultTenant (--auth none).
+	Authenticator    auth.Authenticator
+	PublicReflection bool
+	// Limiter admits the tool calls of each Execute per tenant; nil: no
+	// limits.
+	Limiter ratelimit.Limiter
+	// TLS serves TLS (and, with ClientCAs, mTLS) when set.
+	TLS *tls.Config
+	// Info is what ServerService.GetServerInfo reports; AuthMode is its
+	// auth field (none, token, mtls or jwt; empty: none).
+	Info     ServerInfo
+	AuthMode string
 }
 
 // New builds the gRPC server with health and reflection registered. The
@@ -56,8 +74,12 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 	if opts.MaxSendMsgSize == 0 {
 		opts.MaxSendMsgSize = 32 << 20
 	}
-	unary, stream := interceptors(opts.Logger)
-	srv := grpc.NewServer(
+	unary, stream := interceptors(opts.Logger, newGuard(opts))
+	var creds []grpc.ServerOption
+	if opts.TLS != nil {
+		creds = append(creds, grpc.Creds(credentials.NewTLS(opts.TLS)))
+	}
+	srv := grpc.NewServer(append(creds,
 		grpc.StatsHandler(otelgrpc.NewServerHandler(
 			otelgrpc.WithTracerProvider(opts.TracerProvider),
 			otelgrpc.WithMeterProvider(opts.MeterProvider),
@@ -78,12 +100,13 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 			Time:              2 * time.Minute,
 			Timeout:           20 * time.Second,
 		}),
-	)
+	)...)
 	tooldv1.RegisterSessionServiceServer(srv, sessions)
 	tooldv1.RegisterToolServiceServer(srv, tools)
+	tooldv1.RegisterServerServiceServer(srv, newServerService(opts.Info, opts.AuthMode))
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
-	for _, name := range []string{"", tooldv1.SessionService_ServiceDesc.ServiceName, tooldv1.ToolService_ServiceDesc.ServiceName} {
+	for _, name := range []string{"", tooldv1.SessionService_ServiceDesc.ServiceName, tooldv1.ToolService_ServiceDesc.ServiceName, tooldv1.ServerService_ServiceDesc.ServiceName} {
 		hs.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
 	}
 	reflection.Register(srv)
@@ -98,9 +121,18 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     outermost, it also logs what recovery turned into Internal.
 //  2. recovery: a panic in anything below becomes Internal and the server
 //     keeps serving; the stack goes to the log, never to the client.
-//  3. validator: each request's Validate method; InvalidArgument, naming the
+//  3. auth (through selector): every method but grpc.health.v1 (probes
+//     carry no credentials) and, when the operator makes it public, server
+//     reflection, is authenticated; the tenant goes into the context for
+//     what follows, and a refused credential is Unauthenticated. It runs
+//     in every mode: --auth none names auth.DefaultTenant.
+//  4. validator: each request's Validate method; InvalidArgument, naming the
 //     field, before a handler sees it.
-func interceptors(log *slog.Logger) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
+//  5. ratelimit (streams only, last): admits the calls of an Execute
+//     request for its tenant once the request is read and valid, so that
+//     invalid or unauthenticated requests cost no quota; over a limit,
+//     ResourceExhausted with a RetryInfo. A pass-through without a Limiter.
+func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	lg := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
 		log.Log(ctx, slog.Level(lvl), msg, fields...)
 	})
@@ -112,12 +144,15 @@ func interceptors(log *slog.Logger) ([]grpc.UnaryServerInterceptor, []grpc.Strea
 	unary := []grpc.UnaryServerInterceptor{
 		logging.UnaryServerInterceptor(lg, logOpts...),
 		recovery.UnaryServerInterceptor(recoverOpts...),
+		g.unaryAuth,
 		validator.UnaryServerInterceptor(),
 	}
 	stream := []grpc.StreamServerInterceptor{
 		logging.StreamServerInterceptor(lg, logOpts...),
 		recovery.StreamServerInterceptor(recoverOpts...),
+		g.streamAuth,
 		validator.StreamServerInterceptor(),
+		g.limit,
 	}
 	return unary, stream
 }

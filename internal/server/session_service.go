@@ -42,6 +42,7 @@ func (s *SessionService) CreateSession(ctx context.Context, req *tooldv1.CreateS
 		Ask:            p.GetAsk(),
 		AdditionalDirs: p.GetAdditionalDirectories(),
 		User:           rulesFromProto(req.GetUserPermissions()),
+		Env:            req.GetEnv(),
 	})
 	if err != nil {
 		return nil, ToStatus(err)

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/ratelimit"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/tool"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
@@ -22,6 +23,7 @@ type ToolService struct {
 	sessions *session.Manager
 	defs     []*tooldv1.ToolDefinition
 	maxCalls int
+	pools    SessionPools // nil: every session has the registry's tools
 }
 
 // NewToolService serves the registry's tools through the engine. maxCalls
@@ -30,6 +32,11 @@ func NewToolService(reg *tool.Registry, engine *exec.Engine, sessions *session.M
 	defs := make([]*tooldv1.ToolDefinition, 0, len(reg.Tools()))
 	for _, t := range reg.Tools() {
 		d := t.Definition()
+		if d.Deferred {
+			// By name only: the model loads the definition with ToolSearch.
+			defs = append(defs, &tooldv1.ToolDefinition{Name: d.Name, Deferred: true})
+			continue
+		}
 		var schema map[string]any
 		if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
 			return nil, err
@@ -45,8 +52,12 @@ func NewToolService(reg *tool.Registry, engine *exec.Engine, sessions *session.M
 
 func (s *ToolService) ListTools(ctx context.Context, req *tooldv1.ListToolsRequest) (*tooldv1.ListToolsResponse, error) {
 	if id := req.GetSessionId(); id != "" {
-		if _, err := s.sessions.Get(ctx, id); err != nil {
+		sess, err := s.sessions.Get(ctx, id)
+		if err != nil {
 			return nil, ToStatus(err)
+		}
+		if s.pools != nil {
+			return s.sessionTools(ctx, sess)
 		}
 	}
 	return &tooldv1.ListToolsResponse{Tools: s.defs}, nil
@@ -64,12 +75,15 @@ func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolSe
 		reqs[i] = callFromProto(c)
 	}
 	ctx := stream.Context()
+	permit := ratelimit.PermitFrom(ctx)
 	if req.GetDetached() {
 		// The calls outlive the client; DeleteSession and shutdown still
-		// cancel them through the engine.
+		// cancel them through the engine. Their concurrency slots stay
+		// taken until the batch ends, not until the stream does.
 		ctx = context.WithoutCancel(ctx)
+		defer permit.Detach().Release()
 	}
-	sink := &streamSink{stream: stream}
+	sink := &streamSink{stream: stream, permit: permit}
 	return ToStatus(s.engine.Execute(ctx, req.GetSessionId(), reqs, sink))
 }
 
@@ -97,9 +111,15 @@ type streamSink struct {
 		Send(*tooldv1.ExecuteEvent) error
 	}
 	err error
+	// permit holds the tenant's concurrency slots of the batch (nil
+	// without rate limits); each call's result gives its slot back.
+	permit *ratelimit.Permit
 }
 
 func (s *streamSink) Emit(ev exec.Event) error {
+	if ev.Result != nil {
+		s.permit.Done()
+	}
 	msg := eventToProto(ev)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -52,6 +52,8 @@ type Spec struct {
 	Ask            []string
 	AdditionalDirs []string
 	User           store.RuleLists
+	// Env is added to the environment of the session's commands.
+	Env map[string]string
 }
 
 // Change is an UpdateSession request: a new mode ("" keeps it) and session
@@ -69,6 +71,10 @@ type Manager struct {
 	calls Canceller
 	rules RulesChecker
 	now   func() time.Time
+	// onDelete runs for each deleted session (OnDelete).
+	onDelete []func(sessionID string)
+	// lifecycle runs the session hooks (SetLifecycle).
+	lifecycle Lifecycle
 }
 
 // NewManager checks the workspace root, creating it when missing. rules may
@@ -106,6 +112,9 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 	if err := m.checkMode(spec.Mode); err != nil {
 		return nil, err
 	}
+	if err := checkEnv(spec.Env); err != nil {
+		return nil, err
+	}
 	fresh := spec.Workspace == ""
 	ws := spec.Workspace
 	if fresh {
@@ -136,6 +145,8 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 		Cwd:            ws,
 		CreatedAt:      m.now().UTC(),
 		User:           spec.User,
+		Env:            spec.Env,
+		Tenant:         Tenant(ctx),
 	}
 	if err := m.checkRules(s); err != nil {
 		m.cleanup(fresh, ws)
@@ -145,6 +156,7 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 		m.cleanup(fresh, ws)
 		return nil, err
 	}
+	m.started(ctx, s)
 	return s, nil
 }
 
@@ -212,6 +224,9 @@ func (m *Manager) Update(ctx context.Context, id string, ch Change) (*store.Sess
 		}
 	}
 	return m.store.UpdateSession(ctx, id, func(s *store.Session) error {
+		if err := CheckOwner(ctx, s); err != nil {
+			return err
+		}
 		if ch.Mode != "" {
 			s.Mode = ch.Mode
 		}
@@ -244,17 +259,22 @@ func (m *Manager) Get(ctx context.Context, id string) (*store.Session, error) {
 	if err := CheckID(id); err != nil {
 		return nil, err
 	}
-	return m.store.GetSession(ctx, id)
+	s, err := m.store.GetSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckOwner(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Delete stops the session's running calls, waits for their processes and
 // drops its state. The workspace directory is left as it is: it belongs to
 // whoever put files there.
 func (m *Manager) Delete(ctx context.Context, id string) error {
-	if err := CheckID(id); err != nil {
-		return err
-	}
-	if _, err := m.store.GetSession(ctx, id); err != nil {
+	sess, err := m.Get(ctx, id)
+	if err != nil {
 		return err
 	}
 	stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -262,7 +282,14 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if err := m.calls.CancelSession(stopCtx, id); err != nil {
 		return fmt.Errorf("stop the session's calls: %w", err)
 	}
-	return m.store.DeleteSession(ctx, id)
+	for _, fn := range m.onDelete {
+		fn(id)
+	}
+	if err := m.store.DeleteSession(ctx, id); err != nil {
+		return err
+	}
+	m.ended(ctx, sess)
+	return nil
 }
 
 var idPattern = regexp.MustCompile(`^[a-z2-7]{26}$`)

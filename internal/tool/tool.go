@@ -17,6 +17,16 @@ type Definition struct {
 	InputSchema json.RawMessage
 	// Aliases are older names the tool also answers to; they are not listed.
 	Aliases []string
+	// Deferred tools are listed by name only; the model loads their full
+	// definition with ToolSearch. They still run when called.
+	Deferred bool
+	// SearchHint is a few words ToolSearch matches besides the name and
+	// the description (weighed least).
+	SearchHint string
+	// MaxResultChars is how long the result's text may be before it is
+	// stored whole and the model gets a preview with a handle instead.
+	// 0 means the default (50 000); the engine caps it at 500 000.
+	MaxResultChars int
 }
 
 // Tool is one callable tool.

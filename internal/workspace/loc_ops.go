@@ -60,26 +60,27 @@ func (l Loc) Child(rel string) (Loc, error) {
 
 // MkdirAll creates the directory and its parents inside the workspace.
 func (l Loc) MkdirAll(perm fs.FileMode) error {
-	return l.wrap(l.root.MkdirAll(l.Rel, perm))
+	return l.wrap(l.mkdirAll(l.Rel, perm))
 }
 
 // WriteFileAtomic replaces the file's content in one step: the data goes to
 // a temporary file in the same directory, is synced, and is renamed over the
 // target, so a reader or a crash sees the old file or the new one, never a
 // mix. A symlink is followed (inside the workspace) and its target written.
-// An existing file keeps its permission bits; a new one gets perm. Missing
-// parent directories are created.
+// An existing file keeps its permission bits (and, with SetOwner, its
+// owner); a new one gets perm. Missing parent directories are created.
 func (l Loc) WriteFileAtomic(data []byte, perm fs.FileMode) error {
 	target, err := l.Resolve()
 	if err != nil {
 		return err
 	}
 	if parent := filepath.Dir(target.Rel); parent != "." {
-		if err := target.root.MkdirAll(parent, 0o755); err != nil {
+		if err := target.mkdirAll(parent, 0o755); err != nil {
 			return target.wrap(err)
 		}
 	}
-	if fi, err := target.root.Stat(target.Rel); err == nil {
+	fi, err := target.root.Stat(target.Rel)
+	if err == nil {
 		if fi.IsDir() {
 			return &os.PathError{Op: "write", Path: l.Abs, Err: errors.New("is a directory")}
 		}
@@ -101,6 +102,12 @@ func (l Loc) WriteFileAtomic(data []byte, perm fs.FileMode) error {
 	}()
 	if _, err := f.Write(data); err != nil {
 		return target.wrap(err)
+	}
+	// Before the chmod: a chown clears set-id bits.
+	if o := target.ownerFor(fi); o != nil {
+		if err := f.Chown(o.UID, o.GID); err != nil {
+			return target.wrap(err)
+		}
 	}
 	// The umask may have narrowed perm at create time.
 	if err := f.Chmod(perm); err != nil {

@@ -15,6 +15,8 @@ import (
 // Workspace is a session's primary directory and its additional directories.
 type Workspace struct {
 	dirs []dir
+	// owner, when set, receives what the file tools create (SetOwner).
+	owner *Owner
 }
 
 type dir struct {

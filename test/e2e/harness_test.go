@@ -80,7 +80,7 @@ type daemon struct {
 	addr string
 	root string
 	cmd  *exec.Cmd
-	logs *bytes.Buffer
+	logs *syncBuffer
 	// done is closed once the process has exited.
 	done chan struct{}
 }
@@ -88,7 +88,8 @@ type daemon struct {
 // startToold starts the binary on a free port and waits until it answers.
 func startToold(t *testing.T, extraArgs ...string) *daemon {
 	t.Helper()
-	d := &daemon{addr: freeAddr(t), root: filepath.Join(t.TempDir(), "workspaces"), logs: &bytes.Buffer{}, done: make(chan struct{})}
+	d := &daemon{addr: freeAddr(t), root: filepath.Join(t.TempDir(), "workspaces"), logs: &syncBuffer{}, done: make(chan struct{})}
+	passThrough(t, filepath.Dir(d.root))
 	args := append([]string{"--listen", d.addr, "--workspace-root", d.root, "--log-level", "debug"}, extraArgs...)
 	d.cmd = exec.Command(binary(t), args...)
 	d.cmd.Stderr = d.logs
@@ -135,4 +136,22 @@ func mustContain(t *testing.T, out string, wants ...string) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
+}
+
+// syncBuffer collects toold's log while tests read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -51,6 +51,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"summary": "Read hello.txt"`,
 		`"stdout": "`+base64.StdEncoding.EncodeToString([]byte("tick 1\n")),
 		`"text": "tick 1\ntick 2\ntick 3"`,
+		`"seq": "3"`, `"replayed": true`,
 		`"toolUseId": "toolu_04"`, `"toolUseId": "toolu_05"`,
 		`"type": "tool_result"`,
 		`"behavior": "BEHAVIOR_ASK"`, `"command": "rm -rf /"`, `"source": "criticalPath"`,

@@ -44,13 +44,19 @@ type Options struct {
 	// a launcher in mode off): commands run as toold's user in a process
 	// group of their own.
 	Sandbox *sandbox.Launcher
+	// MaxOutputChars is how much of the output a result keeps (default
+	// 30000, at most 4 Mi). Past 30000 characters the engine stores the
+	// result whole and the model gets a preview and a handle to page
+	// through with Read, so a server sets it high to keep whole outputs.
+	MaxOutputChars int
 }
 
 type bashTool struct {
-	bash     string
-	stateDir string
-	shells   *shells.Registry
-	sandbox  *sandbox.Launcher
+	bash      string
+	keepChars int
+	stateDir  string
+	shells    *shells.Registry
+	sandbox   *sandbox.Launcher
 	// initErr says why the tool cannot run commands (no bash, no private
 	// directory); every call reports it.
 	initErr error
@@ -59,7 +65,10 @@ type bashTool struct {
 // New returns the Bash tool. A missing bash or an unusable temporary
 // directory does not fail New: each call then reports the problem.
 func New(opts Options) tool.Tool {
-	t := &bashTool{bash: opts.BashPath, shells: opts.Shells}
+	t := &bashTool{bash: opts.BashPath, shells: opts.Shells, keepChars: maxResultChars}
+	if opts.MaxOutputChars > 0 {
+		t.keepChars = min(opts.MaxOutputChars, maxKeepChars)
+	}
 	if opts.Sandbox.Enabled() {
 		t.sandbox = opts.Sandbox
 	}
@@ -99,12 +108,13 @@ func privateDir(base string) (string, error) {
 
 func (t *bashTool) Definition() tool.Definition {
 	if t.shells != nil {
-		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema}
+		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars}
 	}
 	return tool.Definition{
-		Name:        "Bash",
-		Description: description,
-		InputSchema: inputSchema,
+		Name:           "Bash",
+		Description:    description,
+		InputSchema:    inputSchema,
+		MaxResultChars: maxResultChars,
 	}
 }
 

@@ -14,7 +14,7 @@ Usage notes:
 - Interactive programs cannot be used (there is no terminal and stdin is empty): pass flags that make them non-interactive (git commit -m, apt-get -y, npm init -y) and never open an editor or a pager (use git --no-pager, GIT_EDITOR=true).
 - timeout is in milliseconds: 120000 (2 minutes) by default, at most 600000 (10 minutes). When it expires, the command and every process it started are killed and the output so far is returned.
 - Processes started in the background ("cmd &") do not outlive the call: once the command has finished, whatever it left running is killed.
-- The result is the standard output followed by the standard error, cut after 30000 characters with a note saying how much was left out. For longer output, write it to a file in the workspace and read the part you need, or filter it with grep, head or tail. A command whose output passes 64 MiB is killed.
+- The result is the standard output followed by the standard error. Output longer than 30000 characters is saved whole and the result shows its start in <persisted-output> with a handle: page through the rest with Read (file_path set to the handle, offset and limit in lines). Prefer filtering long output with grep, head or tail. A command whose output passes 64 MiB is killed.
 - A non-zero exit status makes the result an error ending with "Exit code N"; a command killed by a signal says so.
 - description is a short summary of what the command does, in 5-10 words, shown to the user: "Run the unit tests", "Install project dependencies", "Show changed files".`
 

@@ -12,13 +12,13 @@ import (
 )
 
 const (
-	// maxResultChars is where the result text is cut (Claude Code's
-	// BASH_MAX_OUTPUT_LENGTH default).
+	// maxResultChars is where the result text is cut by default (Claude
+	// Code's BASH_MAX_OUTPUT_LENGTH default) and, whatever Options say, how
+	// long a result may be before the engine stores it whole and gives the
+	// model a preview (Definition.MaxResultChars).
 	maxResultChars = 30000
-	// keepBytes is what a stream keeps for the result: enough bytes for
-	// maxResultChars characters of up to 4 bytes each. Nothing else of the
-	// output is held, so memory stays bounded whatever the command prints.
-	keepBytes = maxResultChars * 4
+	// maxKeepChars bounds Options.MaxOutputChars.
+	maxKeepChars = 4 << 20
 	// streamCap is how much of each stream is forwarded as progress.
 	streamCap = 1 << 20
 	// hardCap is the total output after which the command is killed: past
@@ -36,10 +36,16 @@ type capture struct {
 	onOverflow func()
 	progress   tool.Progress
 	out, err   stream
+	// keepChars is where the result text is cut; keepBytes is what a
+	// stream keeps for it: enough bytes for keepChars characters of up to
+	// 4 bytes each. Nothing else of the output is held, so memory stays
+	// bounded whatever the command prints.
+	keepChars int
+	keepBytes int
 }
 
-func newCapture(p tool.Progress, onOverflow func()) *capture {
-	c := &capture{onOverflow: onOverflow, progress: p}
+func newCapture(p tool.Progress, keepChars int, onOverflow func()) *capture {
+	c := &capture{onOverflow: onOverflow, progress: p, keepChars: keepChars, keepBytes: keepChars * 4}
 	c.out = stream{c: c, name: "stdout", forward: p.Stdout}
 	c.err = stream{c: c, name: "stderr", forward: p.Stderr}
 	return c
@@ -53,7 +59,7 @@ type stream struct {
 	// hide is cut from what the stream receives: the cwd trap text, which
 	// bash echoes in a syntax error on the command's first line.
 	hide     []byte
-	head     []byte // the first keepBytes bytes
+	head     []byte // the first c.keepBytes bytes
 	bytes    int64
 	chars    int64
 	streamed int
@@ -71,7 +77,7 @@ func (s *stream) Write(p []byte) (int, error) {
 	n := len(p)
 	s.bytes += int64(n)
 	s.chars += int64(countChars(p))
-	if room := keepBytes - len(s.head); room > 0 {
+	if room := s.c.keepBytes - len(s.head); room > 0 {
 		s.head = append(s.head, p[:min(room, n)]...)
 	}
 	if s.streamed < streamCap {
@@ -79,7 +85,7 @@ func (s *stream) Write(p []byte) (int, error) {
 		s.forward(p[:k])
 		s.streamed += k
 		if s.streamed == streamCap {
-			s.c.progress.Message(fmt.Sprintf("The command's %s passed 1 MiB; the rest of it is not streamed. The result keeps the first %d characters of the output.", s.name, maxResultChars))
+			s.c.progress.Message(fmt.Sprintf("The command's %s passed 1 MiB; the rest of it is not streamed. The result keeps the first %d characters of the output.", s.name, s.c.keepChars))
 		}
 	}
 	if s.c.total.Add(int64(n)) > hardCap && s.c.overflow.CompareAndSwap(false, true) {
@@ -128,7 +134,7 @@ func countChars(p []byte) int {
 	return n
 }
 
-// text is stdout, then stderr, cut at maxResultChars characters with a note
+// text is stdout, then stderr, cut at keepChars characters with a note
 // saying how many more there were. It reports whether anything was cut.
 func (c *capture) text() (string, bool) {
 	out, outMissing := c.out.kept()
@@ -138,26 +144,26 @@ func (c *capture) text() (string, bool) {
 		sep = 1
 	}
 	total := int64(countChars(out)) + outMissing + int64(sep) + int64(countChars(errs)) + errMissing
-	if total <= maxResultChars {
+	if total <= int64(c.keepChars) {
 		if sep == 0 {
 			return validUTF8(string(out) + string(errs)), false
 		}
 		return validUTF8(string(out) + "\n" + string(errs)), false
 	}
-	// Some stream is over maxResultChars, or their sum is; either way the
-	// kept bytes hold more than maxResultChars characters (keepBytes is
+	// Some stream is over keepChars, or their sum is; either way the
+	// kept bytes hold more than keepChars characters (keepBytes is
 	// enough for that many), so the cut falls inside them.
 	var b strings.Builder
-	b.Grow(keepBytes)
+	b.Grow(c.keepBytes)
 	b.Write(out)
 	if sep == 1 {
 		b.WriteByte('\n')
 	}
 	b.Write(errs)
 	joined := b.String()
-	cut := cutIndex(joined, maxResultChars)
+	cut := cutIndex(joined, c.keepChars)
 	return fmt.Sprintf("%s\n\n... [output truncated: %d more characters]",
-		validUTF8(joined[:cut]), total-maxResultChars), true
+		validUTF8(joined[:cut]), total-int64(c.keepChars)), true
 }
 
 // kept returns what the stream keeps for the result, without trailing

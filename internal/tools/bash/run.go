@@ -62,7 +62,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, tool.Errorf(tool.KindUnavailable, "bash could not be prepared: %v", err)
 	}
 	cmd := proc.Exec()
-	out := newCapture(progress, func() { stop(errOverflow) })
+	out := newCapture(progress, t.keepChars, func() { stop(errOverflow) })
 	if prefix != "" {
 		out.err.hide = []byte(prefix)
 	}

@@ -24,6 +24,8 @@ PDF files are returned as a document: you see each page as text and as an image.
 
 Jupyter notebooks (.ipynb) are returned whole: every cell with its outputs, code, text and pictures. Each cell is shown as <cell id="..." type="..."> with its outputs inside; a cell without an id is named cell-N (counting from 0), the name NotebookEdit's cell_id takes. offset and limit do not apply to notebooks; a notebook too large for one result, or over %[8]s, is refused with a hint to read parts of it with jq through Bash.
 
+A tool result too long to return whole is shown as <persisted-output> with its start and a handle such as toold-result://toolu_01ABC: give the handle as file_path to read the stored result, with offset and limit as for a text file.
+
 Other binary files are refused with an error. Directories cannot be read: use Glob to find files, or ls through Bash to list a directory. An empty file, or an offset past the last line, gives a short notice instead of content.
 
 Reading a file is what allows Write, Edit and NotebookEdit to change it afterwards. When several files may be useful, read them in parallel with several Read calls in one response.`,

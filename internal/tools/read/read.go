@@ -104,6 +104,9 @@ func (t *readTool) Definition() tool.Definition {
 		Name:        "Read",
 		Description: t.description,
 		InputSchema: json.RawMessage(inputSchema),
+		// Read bounds its own output; storing it would only make the model
+		// read the stored copy with Read again.
+		MaxResultChars: max(t.opts.MaxOutputBytes+10_000, 100_000),
 	}
 }
 

@@ -21,6 +21,9 @@ const sniffLen = 8 << 10
 const maxBuffer = 64 << 10
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	if id, ok := tool.ParseResultHandle(c.path); ok {
+		return c.stored(ctx, env, id)
+	}
 	t, err := filestate.Locate(env, c.path)
 	if err != nil {
 		return nil, err

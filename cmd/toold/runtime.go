@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/tools/shells"
+	"github.com/toold/toold/internal/tools/webfetch"
+	"github.com/toold/toold/internal/workspace"
+)
+
+// runtimeFlags are the flags of what tools keep beyond one call: the
+// background shells and WebFetch.
+type runtimeFlags struct {
+	shellDir       *string
+	shellOutputCap *byteSize
+	maxShells      *int
+
+	fetchAllow    *string
+	fetchTimeout  *time.Duration
+	fetchMaxBytes *byteSize
+	fetchCacheTTL *time.Duration
+	fetchKeepHTTP *bool
+}
+
+func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
+	f := &runtimeFlags{
+		shellDir:       fs.String("shell-dir", os.TempDir(), "where background shells keep their output"),
+		shellOutputCap: new(byteSize),
+		maxShells:      fs.Int("max-background-shells", shells.DefaultMaxShells, "background shells one session keeps, running or ended"),
+		fetchAllow:     fs.String("webfetch-allow-cidr", "", "comma-separated CIDR prefixes or addresses WebFetch may reach although they are loopback, private or link-local"),
+		fetchTimeout:   fs.Duration("webfetch-timeout", webfetch.DefaultTimeout, "time limit of one WebFetch call"),
+		fetchMaxBytes:  new(byteSize),
+		fetchCacheTTL:  fs.Duration("webfetch-cache-ttl", webfetch.DefaultCacheTTL, "how long a fetched page is served from the cache (0: no cache)"),
+		fetchKeepHTTP:  fs.Bool("webfetch-keep-http", false, "fetch http URLs as they are instead of upgrading them to https"),
+	}
+	*f.shellOutputCap = shells.DefaultMaxOutputBytes
+	*f.fetchMaxBytes = webfetch.DefaultMaxBytes
+	fs.Var(f.shellOutputCap, "shell-output-cap", "output kept per background shell; past it the oldest part is dropped")
+	fs.Var(f.fetchMaxBytes, "webfetch-max-bytes", "largest response body WebFetch reads")
+	return f
+}
+
+// runtimeConfig is the checked form of runtimeFlags.
+type runtimeConfig struct {
+	Shells   shells.Options
+	WebFetch webfetch.Options
+}
+
+func (f *runtimeFlags) config() (runtimeConfig, error) {
+	allow, err := webfetch.ParseCIDRs(splitList(*f.fetchAllow))
+	if err != nil {
+		return runtimeConfig{}, fmt.Errorf("--webfetch-allow-cidr: %w", err)
+	}
+	switch {
+	case *f.shellOutputCap < 1<<10 || *f.shellOutputCap > 1<<40:
+		return runtimeConfig{}, fmt.Errorf("--shell-output-cap %s: want 1KiB..1TiB", f.shellOutputCap)
+	case *f.maxShells < 1 || *f.maxShells > 10000:
+		return runtimeConfig{}, fmt.Errorf("--max-background-shells %d: want 1..10000", *f.maxShells)
+	case *f.fetchTimeout <= 0:
+		return runtimeConfig{}, fmt.Errorf("--webfetch-timeout %s: want a positive duration", *f.fetchTimeout)
+	case *f.fetchMaxBytes < 1<<10 || *f.fetchMaxBytes > 1<<30:
+		return runtimeConfig{}, fmt.Errorf("--webfetch-max-bytes %s: want 1KiB..1GiB", f.fetchMaxBytes)
+	case *f.fetchCacheTTL < 0:
+		return runtimeConfig{}, fmt.Errorf("--webfetch-cache-ttl %s: want 0 (no cache) or a positive duration", *f.fetchCacheTTL)
+	}
+	ttl := *f.fetchCacheTTL
+	if ttl == 0 {
+		ttl = -1 // webfetch: negative turns the cache off
+	}
+	return runtimeConfig{
+		Shells: shells.Options{Dir: *f.shellDir, MaxOutputBytes: int64(*f.shellOutputCap), MaxShells: *f.maxShells},
+		WebFetch: webfetch.Options{
+			AllowCIDRs: allow, Timeout: *f.fetchTimeout, MaxBytes: int64(*f.fetchMaxBytes),
+			CacheTTL: ttl, KeepHTTP: *f.fetchKeepHTTP,
+		},
+	}, nil
+}
+
+// toolRuntime is what the built-in tools hold across calls and sessions:
+// the sandbox that runs every command, the background shells and
+// WebFetch's connections and page cache.
+type toolRuntime struct {
+	sandbox  *sandbox.Launcher
+	shells   *shells.Registry
+	webfetch *webfetch.Tool
+}
+
+func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
+	launcher, err := newLauncher(cfg.Sandbox, log)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := shells.New(cfg.Runtime.Shells)
+	if err != nil {
+		launcher.Close()
+		return nil, err
+	}
+	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch)}, nil
+}
+
+// fileOwner is who owns what the file tools create: the sandbox user
+// when commands run as one, so that they can change those files.
+func (r *toolRuntime) fileOwner() *workspace.Owner {
+	st := r.sandbox.Status()
+	if !r.sandbox.Enabled() || !st.UserSwitch {
+		return nil
+	}
+	return &workspace.Owner{UID: st.UID, GID: st.GID}
+}
+
+// sessionEnded releases what a deleted session still holds: its shells
+// first (they run under the sandbox), then its sandbox directory, then
+// its cached pages.
+func (r *toolRuntime) sessionEnded(log *slog.Logger) func(string) {
+	return func(id string) {
+		if err := errors.Join(r.shells.CloseSession(id), r.sandbox.CloseSession(id)); err != nil {
+			log.Warn("releasing a deleted session's commands", "session", id, "error", err)
+		}
+		r.webfetch.DropSession(id)
+	}
+}
+
+// Close kills what still runs and removes the runtime's files; on
+// shutdown, after the engine has stopped the calls.
+func (r *toolRuntime) Close() error {
+	return errors.Join(r.shells.Close(), r.sandbox.Close(), r.webfetch.Close())
+}

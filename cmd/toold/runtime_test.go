@@ -1,0 +1,80 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toold/toold/internal/sandbox"
+)
+
+func TestSandboxAndRuntimeFlags(t *testing.T) {
+	cfg, err := parseConfig(nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, rt := cfg.Sandbox, cfg.Runtime
+	if sb.Mode != sandbox.ModeBestEffort || sb.User != "nobody" || !sb.Network || sb.Limits != sandbox.DefaultLimits() {
+		t.Errorf("sandbox defaults = %+v", sb)
+	}
+	if rt.Shells.MaxOutputBytes != 16<<20 || rt.Shells.MaxShells != 32 || rt.Shells.Dir == "" {
+		t.Errorf("shell defaults = %+v", rt.Shells)
+	}
+	if w := rt.WebFetch; w.Timeout != time.Minute || w.MaxBytes != 10<<20 || w.CacheTTL != 15*time.Minute || w.KeepHTTP || len(w.AllowCIDRs) != 0 {
+		t.Errorf("webfetch defaults = %+v", w)
+	}
+
+	cfg, err = parseConfig([]string{
+		"--sandbox", "required", "--sandbox-network=false", "--sandbox-memory-max", "2GiB", "--sandbox-rlimit-fsize", "1048576",
+		"--sandbox-read-dirs", "/opt/tools, /srv/data", "--shell-output-cap", "1MiB", "--webfetch-allow-cidr", "10.0.0.0/8,127.0.0.1",
+		"--webfetch-cache-ttl", "0",
+	}, func(k string) string {
+		if k == "TOOLD_MAX_BACKGROUND_SHELLS" {
+			return "4"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, rt = cfg.Sandbox, cfg.Runtime
+	if sb.Mode != sandbox.ModeRequired || sb.Network || sb.Limits.MemoryMax != 2<<30 || sb.Limits.FileSize != 1<<20 ||
+		len(sb.ReadDirs) != 2 || sb.ReadDirs[1] != "/srv/data" {
+		t.Errorf("sandbox = %+v", sb)
+	}
+	if rt.Shells.MaxOutputBytes != 1<<20 || rt.Shells.MaxShells != 4 || len(rt.WebFetch.AllowCIDRs) != 2 || rt.WebFetch.CacheTTL >= 0 {
+		t.Errorf("runtime = %+v", rt)
+	}
+
+	for _, bad := range [][]string{
+		{"--sandbox", "strict"},
+		{"--sandbox-memory-max", "lots"},
+		{"--sandbox-write-dirs", "relative/dir"},
+		{"--sandbox-cgroup", "toold"},
+		{"--max-background-shells", "0"},
+		{"--webfetch-allow-cidr", "example.com"},
+		{"--webfetch-timeout", "0s"},
+	} {
+		if _, err := parseConfig(bad, func(string) string { return "" }); err == nil {
+			t.Errorf("%q was accepted", bad)
+		}
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]uint64{"0": 0, "512": 512, "4KiB": 4 << 10, "16MiB": 16 << 20, "2g": 2 << 30, "1 TiB": 1 << 40} {
+		var b byteSize
+		if err := b.Set(in); err != nil || uint64(b) != want {
+			t.Errorf("Set(%q) = %d, %v; want %d", in, b, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1.5GiB", "99999999999TiB"} {
+		var b byteSize
+		if err := b.Set(in); err == nil {
+			t.Errorf("Set(%q) was accepted", in)
+		}
+	}
+	b := byteSize(16 << 30)
+	if b.String() != "16GiB" {
+		t.Errorf("String = %s", b.String())
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/toold/toold/internal/mcp"
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/toolsearch"
+)
+
+// toolSearchConfig says which tools are deferred: listed by name only in
+// ListTools, their definitions found with the ToolSearch tool.
+type toolSearchConfig struct {
+	// Deferred names built-in tools deferred always.
+	Deferred []string
+	// Threshold: once a session's pool holds more tools than this, every
+	// MCP tool is deferred (mcp.PoolOptions.DeferThreshold; negative never
+	// defers).
+	Threshold int
+}
+
+type toolSearchFlags struct {
+	deferred  *string
+	threshold *int
+}
+
+func addToolSearchFlags(fs *flag.FlagSet) *toolSearchFlags {
+	return &toolSearchFlags{
+		deferred:  fs.String("deferred-tools", "", "comma-separated built-in tools listed by name only (their definitions are loaded with ToolSearch), e.g. \"NotebookEdit,WebFetch\""),
+		threshold: fs.Int("tool-search-threshold", mcp.DefaultDeferThreshold, "defer every MCP tool once a session's pool holds more tools than this; -1 never defers"),
+	}
+}
+
+func (f *toolSearchFlags) config() (toolSearchConfig, error) {
+	c := toolSearchConfig{Deferred: splitRules(*f.deferred), Threshold: *f.threshold}
+	if c.Threshold == 0 || c.Threshold < -1 {
+		return c, fmt.Errorf("--tool-search-threshold %d: want 1 or more, or -1 to never defer", c.Threshold)
+	}
+	if slices.Contains(c.Deferred, toolsearch.Name) {
+		return c, fmt.Errorf("--deferred-tools: %s cannot be deferred, it is how deferred tools are found", toolsearch.Name)
+	}
+	return c, nil
+}
+
+// searchCatalog is what ToolSearch searches: a session's pool once the
+// server can assemble one (MCP tools included), else the registry.
+type searchCatalog struct {
+	reg     *tool.Registry
+	session func(sessionID string) []tool.Definition
+}
+
+func (c *searchCatalog) Tools(sessionID string) []tool.Definition {
+	if c.session != nil {
+		if defs := c.session(sessionID); defs != nil {
+			return defs
+		}
+	}
+	ts := c.reg.Tools()
+	defs := make([]tool.Definition, len(ts))
+	for i, t := range ts {
+		defs[i] = t.Definition()
+	}
+	return defs
+}
+
+// withToolSearch adds the ToolSearch tool to the built-in tools and marks
+// the configured ones deferred. ToolSearch searches the registry it is
+// part of, so it reads it through a catalog filled in once it is built;
+// set the catalog's session func to search sessions' pools.
+func withToolSearch(builtins *tool.Registry, cfg toolSearchConfig) (*tool.Registry, *searchCatalog, error) {
+	for _, n := range cfg.Deferred {
+		if _, ok := builtins.Lookup(n); !ok {
+			return nil, nil, configError{fmt.Errorf("--deferred-tools: no built-in tool named %q (tools: %s)", n, strings.Join(builtins.Names(), ", "))}
+		}
+	}
+	catalog := &searchCatalog{}
+	list := []tool.Tool{toolsearch.New(catalog)}
+	for _, t := range builtins.Tools() {
+		if slices.Contains(cfg.Deferred, t.Definition().Name) {
+			t = tool.Defer(t)
+		}
+		list = append(list, t)
+	}
+	reg, err := tool.NewRegistry(list...)
+	catalog.reg = reg
+	return reg, catalog, err
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/glob"
+	"github.com/toold/toold/internal/tools/todowrite"
+)
+
+func TestToolSearchFlags(t *testing.T) {
+	cfg, err := parseConfig(nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ToolSearch.Threshold != 80 || len(cfg.ToolSearch.Deferred) != 0 {
+		t.Fatalf("defaults = %+v", cfg.ToolSearch)
+	}
+	env := map[string]string{"TOOLD_DEFERRED_TOOLS": "TodoWrite, Glob", "TOOLD_TOOL_SEARCH_THRESHOLD": "-1"}
+	cfg, err = parseConfig(nil, func(k string) string { return env[k] })
+	if err != nil || strings.Join(cfg.ToolSearch.Deferred, ",") != "TodoWrite,Glob" || cfg.ToolSearch.Threshold != -1 {
+		t.Fatalf("%+v %v", cfg.ToolSearch, err)
+	}
+	for _, bad := range [][]string{{"--tool-search-threshold", "0"}, {"--tool-search-threshold", "-5"}, {"--deferred-tools", "ToolSearch"}} {
+		if _, err := parseConfig(bad, func(string) string { return "" }); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestWithToolSearch(t *testing.T) {
+	builtins, err := tool.NewRegistry(glob.New(), todowrite.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _, err := withToolSearch(builtins, toolSearchConfig{Deferred: []string{"TodoWrite"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(reg.Names(), ","); got != "Glob,TodoWrite,ToolSearch" {
+		t.Fatalf("names = %s", got)
+	}
+	if d, _ := reg.Definition("TodoWrite"); !d.Deferred || len(d.InputSchema) == 0 {
+		t.Errorf("TodoWrite = %+v: want deferred, with its schema kept for validation", d)
+	}
+	if d, _ := reg.Definition("Glob"); d.Deferred {
+		t.Error("Glob deferred")
+	}
+	if _, _, err := withToolSearch(builtins, toolSearchConfig{Deferred: []string{"Nope"}}); err == nil {
+		t.Error("an unknown deferred tool was accepted")
+	}
+}

@@ -179,10 +179,12 @@ func TestClientGoneWhileAsking(t *testing.T) {
 	c, cancel := context.WithCancel(ctx(t))
 	pr := untilRequest(t, p.touchStream(t, c, "t"))
 	cancel()
-	// The request disappears once the call has seen the cancellation.
+	// The request disappears once the call has seen the cancellation. The
+	// probe answers deny: an answer that lands before the server has seen
+	// the cancel must not make the call run either.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		err := p.resolve(t, pr.GetRequestId(), tooldv1.PermissionDecision_PERMISSION_DECISION_ALLOW, 0, "")
+		err := p.resolve(t, pr.GetRequestId(), tooldv1.PermissionDecision_PERMISSION_DECISION_DENY, 0, "")
 		if err != nil {
 			wantCode(t, err, codes.NotFound, "no pending")
 			break

@@ -168,6 +168,9 @@ func TestAnnotationsBecomeTraitsFailClosed(t *testing.T) {
 			t.Errorf("%s: traits %+v open world %v", tc.name, tr, tl.OpenWorld())
 		}
 	}
+	if got := findTool(t, tools, "mcp__helper__plain").Definition().MaxResultChars; got != 200000 {
+		t.Errorf("Definition().MaxResultChars = %d, want 200000: the engine persists results past it", got)
+	}
 	if got := findTool(t, tools, "mcp__helper__plain").MaxResultChars(); got != 200000 {
 		t.Errorf("declared result limit = %d", got)
 	}

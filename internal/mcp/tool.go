@@ -71,6 +71,9 @@ func newTool(server string, t *sdk.Tool, timeout time.Duration, conn caller) *To
 	}
 	if v, ok := t.Meta[metaMaxResultChars].(float64); ok && v > 0 {
 		mt.maxRes = int(min(v, MaxResultCharsCeiling))
+		// The engine's large-result persistence reads the limit from the
+		// definition.
+		mt.def.MaxResultChars = mt.maxRes
 	}
 	if v, ok := t.Meta[metaUserInteraction].(bool); ok {
 		mt.interac = v

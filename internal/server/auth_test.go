@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,12 +16,10 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/toold/toold/internal/auth"
 	"github.com/toold/toold/internal/exec"
@@ -97,16 +94,7 @@ func startSecure(t *testing.T, opts server.Options) *secureEnv {
 		t.Fatal(err)
 	}
 	srv, _ := server.New(opts, server.NewSessionService(mgr, eng), ts)
-	lis := bufconn.Listen(1 << 20)
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := serveBufconn(t, srv)
 	return &secureEnv{sessions: tooldv1.NewSessionServiceClient(conn), tools: tooldv1.NewToolServiceClient(conn), conn: conn}
 }
 

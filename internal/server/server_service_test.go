@@ -3,14 +3,10 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/policy"
@@ -50,16 +46,7 @@ func serveInfo(t *testing.T, opts server.Options) tooldv1.ServerServiceClient {
 		t.Fatal(err)
 	}
 	srv, _ := server.New(opts, server.NewSessionService(mgr, eng), ts)
-	lis := bufconn.Listen(1 << 20)
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := serveBufconn(t, srv)
 	return tooldv1.NewServerServiceClient(conn)
 }
 

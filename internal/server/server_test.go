@@ -124,16 +124,7 @@ func startWith(t *testing.T, st store.Store, dec policy.Decider, ask exec.AskCon
 		t.Fatal(err)
 	}
 	srv, _ := server.New(server.Options{}, server.NewSessionService(mgr, eng), ts)
-	lis := bufconn.Listen(1 << 20)
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := serveBufconn(t, srv)
 	return &env{
 		root: mgr.Root(), wait: w, conn: conn,
 		sessions: tooldv1.NewSessionServiceClient(conn),
@@ -444,4 +435,21 @@ func TestHealthPerService(t *testing.T) {
 			t.Errorf("health %q: %v %v", svc, resp, err)
 		}
 	}
+}
+
+// serveBufconn serves srv on an in-memory listener for the test and returns
+// a client connection to it; both stop when the test ends.
+func serveBufconn(t *testing.T, srv *grpc.Server) *grpc.ClientConn {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }

@@ -16,6 +16,9 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 GRPCURL_VERSION := v1.9.4
 MCP_FS_VERSION := 2026.8.31
 MCP_FS_SERVER := $(CURDIR)/.deps/node_modules/.bin/mcp-server-filesystem
+# buf/validate/validate.proto, imported by the protos' validation rules:
+# printed from the protovalidate Go module, never committed (buf.yaml).
+VALIDATE_PROTO := $(CURDIR)/.deps/protovalidate/buf/validate/validate.proto
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LISTEN ?= 127.0.0.1:50051
@@ -49,11 +52,11 @@ fuzz:
 	done
 
 ## proto: regenerate the Go code beside the .proto files
-proto: tools
+proto: tools $(VALIDATE_PROTO)
 	buf generate
 
 ## proto-check: fail when the committed generated code is stale
-proto-check: tools
+proto-check: tools $(VALIDATE_PROTO)
 	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
 	buf generate --output $$tmp && \
 	for f in $$(cd $$tmp && find . -name '*.pb.go'); do \
@@ -64,10 +67,10 @@ proto-check: tools
 	done && echo "generated code is current"
 
 ## lint: buf lint, buf breaking against main, gofmt, go vet
-lint: tools
-	buf lint
+lint: tools $(VALIDATE_PROTO)
+	buf lint proto
 	@if git rev-parse --verify -q main >/dev/null && git cat-file -e main:buf.yaml 2>/dev/null; then \
-		buf breaking --against '.git#branch=main'; fi
+		buf breaking proto --against '.git#branch=main,subdir=proto'; fi
 	@out=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$out" ] || { echo "gofmt needed: $$out"; exit 1; }
 	$(GO) vet ./...
 
@@ -98,6 +101,11 @@ deps: tools $(MCP_FS_SERVER)
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
+
+# Rebuilt when the module's version in go.mod changes.
+$(VALIDATE_PROTO): go.mod
+	$(GO) run ./proto/internal/validateproto $(CURDIR)/.deps/protovalidate
+	@touch $@
 
 $(MCP_FS_SERVER):
 	npm install --silent --no-audit --no-fund --prefix $(CURDIR)/.deps @modelcontextprotocol/server-filesystem@$(MCP_FS_VERSION)

@@ -25,6 +25,10 @@ type config struct {
 	MaxToolConcurrency int
 	MaxCallsPerRequest int
 	ShutdownTimeout    time.Duration
+	// DrainDelay: after readiness goes NOT_SERVING on SIGTERM, new streams
+	// are still accepted this long, while load balancers take the
+	// replica out (a preStop delay).
+	DrainDelay time.Duration
 
 	Settings              string
 	AllowedTools          []string
@@ -47,6 +51,9 @@ type config struct {
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+
+	Telemetry telemetryConfig
+	Audit     auditConfig
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -64,7 +71,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		logFormat   = fs.String("log-format", "text", "json or text")
 		concurrency = fs.Int("max-tool-concurrency", 10, "concurrency-safe calls of one batch that run at once")
 		maxCalls    = fs.Int("max-calls-per-request", 64, "tool calls allowed in one Execute request")
-		shutdown    = fs.Duration("shutdown-timeout", 30*time.Second, "how long running calls may finish on SIGTERM before they are killed")
+		shutdown    = fs.Duration("shutdown-timeout", 30*time.Second, "alias of --drain-timeout")
+		drainDelay  = fs.Duration("drain-delay", 0, "on SIGTERM, how long to keep accepting new calls after readiness turns NOT_SERVING (let endpoints update)")
 		settings    = fs.String("settings", "", "operator settings file (Claude Code settings.json shape): the policySettings source")
 		allowed     = fs.String("allowed-tools", "", "comma-separated allow rules for every session (flagSettings), e.g. \"Bash(git status),Read\"")
 		disallowed  = fs.String("disallowed-tools", "", "comma-separated deny rules for every session (flagSettings)")
@@ -83,6 +91,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
 	mcpF := addMCPFlags(fs)
+	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
+	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -131,6 +141,13 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if cfg.MCP, err = mcpF.config(); err != nil {
 		return nil, err
 	}
+	if cfg.Telemetry, err = telemetryF.config(getenv); err != nil {
+		return nil, err
+	}
+	if cfg.Audit, err = auditF.config(); err != nil {
+		return nil, err
+	}
+	cfg.DrainDelay = *drainDelay
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
 	}
@@ -174,7 +191,10 @@ func (c *config) check() error {
 		return fmt.Errorf("--call-lease %s: want 1s or more", c.CallLease)
 	}
 	if c.ShutdownTimeout <= 0 {
-		return fmt.Errorf("--shutdown-timeout %s: want a positive duration", c.ShutdownTimeout)
+		return fmt.Errorf("--drain-timeout %s: want a positive duration", c.ShutdownTimeout)
+	}
+	if c.DrainDelay < 0 {
+		return fmt.Errorf("--drain-delay %s: want 0 or more", c.DrainDelay)
 	}
 	if err := c.Auth.check(c.Listen); err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/store/redisstore"
+	"github.com/toold/toold/internal/telemetry"
 	"github.com/toold/toold/internal/tool"
 )
 
@@ -75,15 +76,21 @@ func (e configError) Unwrap() error { return e.error }
 func newLogger(cfg *config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		return slog.New(logHandler(slog.NewJSONHandler(os.Stderr, opts)))
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	return slog.New(logHandler(slog.NewTextHandler(os.Stderr, opts)))
 }
 
 // run wires toold together, serves until ctx ends, then shuts down in
 // order: health NOT_SERVING, graceful stop with a deadline, running calls
 // killed, hard stop, store closed last.
 func run(ctx context.Context, cfg *config, log *slog.Logger) error {
+	// First in, last out: spans of the shutdown are flushed too.
+	tel, stopTelemetry, err := startTelemetry(ctx, cfg.Telemetry, log)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	st, storeName, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -135,7 +142,15 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		// Any replica may answer a request that another one waits on.
 		ask.Pending = redisPending{rs.Pending(cfg.PermissionTimeout + time.Minute)}
 	}
+	aud, err := openAudit(cfg.Audit, log)
+	if err != nil {
+		return err
+	}
+	defer aud.close()
 	engine, err := exec.NewEngine(exec.Config{
+		Telemetry:      telemetry.New(tel.Tracer, tel.Meter),
+		OnDecision:     aud.onDecision,
+		Interceptors:   aud.interceptors,
 		Registry:       reg,
 		Tools:          pools,
 		Store:          st,
@@ -170,7 +185,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		defs, _ := tools.Definitions(context.Background(), id)
 		return defs
 	}
-	opts := server.Options{Logger: log,
+	opts := server.Options{Logger: log, TracerProvider: tel.Tracer, MeterProvider: tel.Meter,
 		Info:     server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
 		AuthMode: string(cfg.Auth.Mode),
 	}
@@ -210,6 +225,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 	health.Shutdown()
+	drainDelay(cfg.DrainDelay, log)
 	stopped := make(chan struct{})
 	go func() { srv.GracefulStop(); close(stopped) }()
 	select {

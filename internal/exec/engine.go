@@ -10,6 +10,7 @@ import (
 
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/telemetry"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/workspace"
 )
@@ -43,6 +44,12 @@ type Config struct {
 	// Journal governs exactly-once calls and stored events.
 	Journal JournalConfig
 	Logger  *slog.Logger
+	// Telemetry records a span and a latency sample per call stage and
+	// the call metrics (nil: nothing is recorded).
+	Telemetry *telemetry.Recorder
+	// OnDecision, when set, is told every permission decision (the audit
+	// log), after the policy stage made it and before the call runs.
+	OnDecision func(ctx context.Context, c *Call, dec policy.Decision)
 }
 
 // Engine executes batches of tool calls.
@@ -90,11 +97,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	//            -> configured interceptors -> PostToolUse hooks -> the tool
 	// Result shaping (errors become in-band results, caps) follows both.
 	e.prepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
+		e.validateStage(),
 		Lookup(cfg.Registry, cfg.Tools),
 		Validate(sch),
 	)
 	stages := append([]Interceptor{e.PreToolHooks(sch), e.Policy(cfg.Policy)}, cfg.Interceptors...)
-	e.run = Chain(e.runTool, append(stages, e.PostToolHooks())...)
+	e.run = Chain(e.runTool, append(stages, e.PostToolHooks(), e.toolStage())...)
 	return e, nil
 }
 
@@ -132,6 +140,7 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 	}
 	sess, claimed, err := e.cfg.Store.BeginCalls(ctx, sessionID, owner, claims, e.cfg.Journal.Times)
 	if err != nil {
+		e.storeFailed(ctx, "begin_calls", err)
 		return err
 	}
 	e.sessions.put(sess)
@@ -226,7 +235,10 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) 
 		c.Session.Cwd = cwd
 		e.sessions.drop(c.Session.ID)
 	}
-	log.finish(ctx, Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}}, res.Kind == tool.KindCancelled)
+	e.persisted(ctx, c, res, func(ctx context.Context) bool {
+		log.finish(ctx, Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}}, res.Kind == tool.KindCancelled)
+		return true
+	})
 }
 
 // safeRun keeps a panicking tool from taking the batch (and the server)

@@ -524,6 +524,7 @@ func (e *Engine) reportHooks(ctx context.Context, c *Call, reports []hooks.Repor
 			Event: string(r.Event), Hook: r.Hook, Type: r.Type, Decision: r.Decision,
 			Status: string(r.Status), Message: r.Message, ExitCode: r.ExitCode, Duration: r.Duration,
 		}})
+		e.hookRan(ctx, r)
 		RecordHookRun(ctx, e.cfg.Logger, r,
 			slog.String("session_id", c.Session.ID), slog.String("tool_use_id", c.ToolUseID), slog.String("tool", c.ToolName()))
 	}

@@ -226,6 +226,7 @@ func (l *callLog) finish(ctx context.Context, ev Event, cancelled bool) {
 		// The call has run: its result still goes to the client. A retry
 		// will find the call's lease lapsed and report the outcome as
 		// unknown rather than run it again.
+		l.e.cfg.Telemetry.StoreError(ctx, "finish_call")
 		l.e.cfg.Logger.Error("storing a call's result failed", "session_id", l.ref.SessionID, "tool_use_id", l.ref.ToolUseID, "release", release, "error", err)
 	}
 	l.mu.Lock()

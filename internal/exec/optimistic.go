@@ -99,9 +99,18 @@ func (e *Engine) runUnclaimed(ctx context.Context, c *Call, prepErr error) (retr
 		log.release(final)
 		return false, nil
 	}
-	switch r, err := log.commit(ctx, final, fingerprint(c.Request), c.Session.ETag); {
-	case err != nil:
-		return false, err
+	var (
+		r         store.CommitResult
+		commitErr error
+	)
+	e.persisted(ctx, c, res, func(ctx context.Context) bool {
+		r, commitErr = log.commit(ctx, final, fingerprint(c.Request), c.Session.ETag)
+		return commitErr == nil && r == store.Committed
+	})
+	e.storeFailed(ctx, "commit_call", commitErr)
+	switch {
+	case commitErr != nil:
+		return false, commitErr
 	case r == store.CommitStale:
 		return true, nil
 	case r == store.CommitExists:

@@ -69,18 +69,23 @@ func policyRequest(c *Call, cwd string) policy.Request {
 // when the answer is ask, asks the client and waits.
 func (e *Engine) Policy(d policy.Decider) Interceptor {
 	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
-		dec, err := d.Decide(ctx, policyRequest(c, e.cwd(c)))
+		pctx, st := e.policyStage(ctx, c)
+		dec, err := d.Decide(pctx, policyRequest(c, e.cwd(c)))
 		if err != nil {
-			return nil, tool.Errorf(tool.KindUnavailable, "The permission check could not be made, so the call did not run: %v", err)
+			err = tool.Errorf(tool.KindUnavailable, "The permission check could not be made, so the call did not run: %v", err)
+			e.decided(pctx, st, c, dec, err)
+			return nil, err
 		}
-		dec = e.withHooks(ctx, c, d, dec)
+		dec = e.withHooks(pctx, c, d, dec)
 		if dec.Behavior == policy.Ask {
 			if c.unclaimed {
+				st.End(pctx, "")
 				return nil, errNeedsClaim
 			}
-			dec = e.denialLimit(ctx, c, dec)
+			dec = e.denialLimit(pctx, c, dec)
 		}
 		c.Sink.Emit(Event{ToolUseID: c.ToolUseID, Decision: &dec})
+		e.decided(pctx, st, c, dec, nil)
 		switch dec.Behavior {
 		case policy.Allow:
 			return next(ctx, c)
@@ -149,6 +154,7 @@ func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Han
 }
 
 func (e *Engine) recordDenial(ctx context.Context, c *Call) {
+	e.cfg.Telemetry.Denial(ctx, c.ToolName(), "user")
 	a := e.cfg.Ask
 	if _, err := e.cfg.Store.RecordDenial(context.WithoutCancel(ctx), c.Session.ID, a.Now(), a.DenialWindow); err != nil {
 		e.cfg.Logger.Error("recording a denial failed", "session_id", c.Session.ID, "error", err)

@@ -7,7 +7,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"buf.build/go/protovalidate"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	protovalidateint "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/protovalidate"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -126,8 +128,9 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     reflection, is authenticated; the tenant goes into the context for
 //     what follows, and a refused credential is Unauthenticated. It runs
 //     in every mode: --auth none names auth.DefaultTenant.
-//  4. validator: each request's Validate method; InvalidArgument, naming the
-//     field, before a handler sees it.
+//  4. validation: the protovalidate annotations of the .proto files, then
+//     the few checks they cannot express (a request's Validate method);
+//     InvalidArgument naming the field, before a handler sees it.
 //  5. ratelimit (streams only, last): admits the calls of an Execute
 //     request for its tenant once the request is read and valid, so that
 //     invalid or unauthenticated requests cost no quota; over a limit,
@@ -145,12 +148,14 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 		logging.UnaryServerInterceptor(lg, logOpts...),
 		recovery.UnaryServerInterceptor(recoverOpts...),
 		g.unaryAuth,
+		protovalidateint.UnaryServerInterceptor(protovalidate.GlobalValidator),
 		validator.UnaryServerInterceptor(),
 	}
 	stream := []grpc.StreamServerInterceptor{
 		logging.StreamServerInterceptor(lg, logOpts...),
 		recovery.StreamServerInterceptor(recoverOpts...),
 		g.streamAuth,
+		protovalidateint.StreamServerInterceptor(protovalidate.GlobalValidator),
 		validator.StreamServerInterceptor(),
 		g.limit,
 	}

@@ -7,6 +7,7 @@
 package tooldv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -935,12 +936,20 @@ var File_toold_v1_session_proto protoreflect.FileDescriptor
 
 const file_toold_v1_session_proto_rawDesc = "" +
 	"\n" +
-	"\x16toold/v1/session.proto\x12\btoold.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x80\x01\n" +
-	"\vPermissions\x12\x14\n" +
-	"\x05allow\x18\x01 \x03(\tR\x05allow\x12\x12\n" +
-	"\x04deny\x18\x02 \x03(\tR\x04deny\x12\x10\n" +
-	"\x03ask\x18\x03 \x03(\tR\x03ask\x125\n" +
-	"\x16additional_directories\x18\x04 \x03(\tR\x15additionalDirectories\"\xdd\x03\n" +
+	"\x16toold/v1/session.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xca\x03\n" +
+	"\vPermissions\x12R\n" +
+	"\x05allow\x18\x01 \x03(\tB<\xbaH9\x92\x016\"4\xba\x011\n" +
+	"\x0erule.not_blank\x12\n" +
+	"empty rule\x1a\x13this.matches('\\\\S')R\x05allow\x12P\n" +
+	"\x04deny\x18\x02 \x03(\tB<\xbaH9\x92\x016\"4\xba\x011\n" +
+	"\x0erule.not_blank\x12\n" +
+	"empty rule\x1a\x13this.matches('\\\\S')R\x04deny\x12N\n" +
+	"\x03ask\x18\x03 \x03(\tB<\xbaH9\x92\x016\"4\xba\x011\n" +
+	"\x0erule.not_blank\x12\n" +
+	"empty rule\x1a\x13this.matches('\\\\S')R\x03ask\x12\xc4\x01\n" +
+	"\x16additional_directories\x18\x04 \x03(\tB\x8c\x01\xbaH\x88\x01\x92\x01\x84\x01\"\x81\x01\xba\x01?\n" +
+	"\rpath.absolute\x12\x18must be an absolute path\x1a\x14this.startsWith('/')\xba\x01<\n" +
+	"\vpath.no_nul\x12\x13contains a NUL byte\x1a\x18!this.contains('\\u0000')R\x15additionalDirectories\"\xdd\x03\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\tworkspace\x18\x02 \x01(\tR\tworkspace\x12,\n" +
@@ -954,10 +963,12 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\x03env\x18\t \x03(\v2\x1a.toold.v1.Session.EnvEntryR\x03env\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd0\x02\n" +
-	"\x14CreateSessionRequest\x12\x1c\n" +
-	"\tworkspace\x18\x01 \x01(\tR\tworkspace\x12,\n" +
-	"\x04mode\x18\x02 \x01(\x0e2\x18.toold.v1.PermissionModeR\x04mode\x127\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf1\x03\n" +
+	"\x14CreateSessionRequest\x12\xb2\x01\n" +
+	"\tworkspace\x18\x01 \x01(\tB\x93\x01\xbaH\x8f\x01\xba\x01M\n" +
+	"\rpath.absolute\x12\x18must be an absolute path\x1a\"this == '' || this.startsWith('/')\xba\x01<\n" +
+	"\vpath.no_nul\x12\x13contains a NUL byte\x1a\x18!this.contains('\\u0000')R\tworkspace\x126\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x18.toold.v1.PermissionModeB\b\xbaH\x05\x82\x01\x02\x10\x01R\x04mode\x127\n" +
 	"\vpermissions\x18\x03 \x01(\v2\x15.toold.v1.PermissionsR\vpermissions\x12@\n" +
 	"\x10user_permissions\x18\x04 \x01(\v2\x15.toold.v1.PermissionsR\x0fuserPermissions\x129\n" +
 	"\x03env\x18\x05 \x03(\v2'.toold.v1.CreateSessionRequest.EnvEntryR\x03env\x1a6\n" +
@@ -965,31 +976,34 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"D\n" +
 	"\x15CreateSessionResponse\x12+\n" +
-	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"2\n" +
-	"\x11GetSessionRequest\x12\x1d\n" +
+	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\":\n" +
+	"\x11GetSessionRequest\x12%\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"A\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\"A\n" +
 	"\x12GetSessionResponse\x12+\n" +
-	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"5\n" +
-	"\x14DeleteSessionRequest\x12\x1d\n" +
+	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"=\n" +
+	"\x14DeleteSessionRequest\x12%\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
-	"\x15DeleteSessionResponse\"\xd1\x01\n" +
-	"\x14UpdateSessionRequest\x12\x1d\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\"\x17\n" +
+	"\x15DeleteSessionResponse\"\xeb\x03\n" +
+	"\x14UpdateSessionRequest\x12%\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12,\n" +
-	"\x04mode\x18\x02 \x01(\x0e2\x18.toold.v1.PermissionModeR\x04mode\x122\n" +
-	"\tadd_rules\x18\x03 \x01(\v2\x15.toold.v1.PermissionsR\baddRules\x128\n" +
-	"\fremove_rules\x18\x04 \x01(\v2\x15.toold.v1.PermissionsR\vremoveRules\"D\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x126\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x18.toold.v1.PermissionModeB\b\xbaH\x05\x82\x01\x02\x10\x01R\x04mode\x12\xb5\x01\n" +
+	"\tadd_rules\x18\x03 \x01(\v2\x15.toold.v1.PermissionsB\x80\x01\xbaH}\xba\x01z\n" +
+	"\x15update.no_directories\x129additional_directories cannot be changed by UpdateSession\x1a&size(this.additional_directories) == 0R\baddRules\x12\xbb\x01\n" +
+	"\fremove_rules\x18\x04 \x01(\v2\x15.toold.v1.PermissionsB\x80\x01\xbaH}\xba\x01z\n" +
+	"\x15update.no_directories\x129additional_directories cannot be changed by UpdateSession\x1a&size(this.additional_directories) == 0R\vremoveRules\"D\n" +
 	"\x15UpdateSessionResponse\x12+\n" +
-	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"\xdd\x01\n" +
-	"\x18ResolvePermissionRequest\x12\x1d\n" +
+	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\"\xeb\x02\n" +
+	"\x18ResolvePermissionRequest\x12%\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12%\n" +
 	"\n" +
-	"request_id\x18\x02 \x01(\tR\trequestId\x128\n" +
-	"\bdecision\x18\x03 \x01(\x0e2\x1c.toold.v1.PermissionDecisionR\bdecision\x12/\n" +
-	"\x05scope\x18\x04 \x01(\x0e2\x19.toold.v1.PermissionScopeR\x05scope\x12\x18\n" +
+	"request_id\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\trequestId\x12\xab\x01\n" +
+	"\bdecision\x18\x03 \x01(\x0e2\x1c.toold.v1.PermissionDecisionBq\xbaHn\xba\x01k\n" +
+	"\x11decision.required\x12>PERMISSION_DECISION_ALLOW or PERMISSION_DECISION_DENY required\x1a\x16this == 1 || this == 2R\bdecision\x129\n" +
+	"\x05scope\x18\x04 \x01(\x0e2\x19.toold.v1.PermissionScopeB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05scope\x12\x18\n" +
 	"\amessage\x18\x05 \x01(\tR\amessage\"\x1b\n" +
 	"\x19ResolvePermissionResponse*\xd0\x01\n" +
 	"\x0ePermissionMode\x12\x1f\n" +

@@ -7,6 +7,7 @@
 package tooldv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
@@ -1834,7 +1835,7 @@ var File_toold_v1_tool_proto protoreflect.FileDescriptor
 
 const file_toold_v1_tool_proto_rawDesc = "" +
 	"\n" +
-	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1cgoogle/protobuf/struct.proto\"1\n" +
+	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\"1\n" +
 	"\x10ListToolsRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"~\n" +
@@ -1856,23 +1857,25 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12\x1a\n" +
 	"\bdeferred\x18\x04 \x01(\bR\bdeferred\x12\x1d\n" +
 	"\n" +
-	"mcp_server\x18\x05 \x01(\tR\tmcpServer\"u\n" +
-	"\x0eExecuteRequest\x12\x1d\n" +
+	"mcp_server\x18\x05 \x01(\tR\tmcpServer\"\xc5\x01\n" +
+	"\x0eExecuteRequest\x12%\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12(\n" +
-	"\x05calls\x18\x02 \x03(\v2\x12.toold.v1.ToolCallR\x05calls\x12\x1a\n" +
-	"\bdetached\x18\x03 \x01(\bR\bdetached\"k\n" +
-	"\rAttachRequest\x12\x1d\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12p\n" +
+	"\x05calls\x18\x02 \x03(\v2\x12.toold.v1.ToolCallBF\xbaHC\xba\x01@\n" +
+	"\x0fcalls.min_items\x12\x1dat least one call is required\x1a\x0esize(this) > 0R\x05calls\x12\x1a\n" +
+	"\bdetached\x18\x03 \x01(\bR\bdetached\"\x89\x01\n" +
+	"\rAttachRequest\x12%\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1e\n" +
-	"\vtool_use_id\x18\x02 \x01(\tR\ttoolUseId\x12\x1b\n" +
-	"\tafter_seq\x18\x03 \x01(\x03R\bafterSeq\"\x8c\x01\n" +
-	"\bToolCall\x12\x1e\n" +
-	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12-\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12+\n" +
+	"\vtool_use_id\x18\x02 \x01(\tB\v\xbaH\b\xc8\x01\x01r\x03\x18\x80\x02R\ttoolUseId\x12$\n" +
+	"\tafter_seq\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\bafterSeq\"\x86\x02\n" +
+	"\bToolCall\x12(\n" +
+	"\vtool_use_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\ttoolUseId\x12\x1a\n" +
+	"\x04name\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04name\x12-\n" +
 	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12\x1d\n" +
 	"\n" +
-	"input_json\x18\x04 \x01(\tR\tinputJson\"\xae\x03\n" +
+	"input_json\x18\x04 \x01(\tR\tinputJson:f\xbaHc\x1aa\n" +
+	"\x0finput.exclusive\x12!set input or input_json, not both\x1a+!(has(this.input) && this.input_json != '')\"\xae\x03\n" +
 	"\fExecuteEvent\x12\x1e\n" +
 	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x121\n" +
 	"\astarted\x18\x02 \x01(\v2\x15.toold.v1.ToolStartedH\x00R\astarted\x124\n" +
@@ -1913,11 +1916,11 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12-\n" +
 	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12.\n" +
 	"\bdecision\x18\x04 \x01(\v2\x12.toold.v1.DecisionR\bdecision\x12'\n" +
-	"\x0fsuggested_rules\x18\x05 \x03(\tR\x0esuggestedRules\"_\n" +
-	"\x16CheckPermissionRequest\x12\x1d\n" +
+	"\x0fsuggested_rules\x18\x05 \x03(\tR\x0esuggestedRules\"o\n" +
+	"\x16CheckPermissionRequest\x12%\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12&\n" +
-	"\x04call\x18\x02 \x01(\v2\x12.toold.v1.ToolCallR\x04call\"I\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12.\n" +
+	"\x04call\x18\x02 \x01(\v2\x12.toold.v1.ToolCallB\x06\xbaH\x03\xc8\x01\x01R\x04call\"I\n" +
 	"\x17CheckPermissionResponse\x12.\n" +
 	"\bdecision\x18\x01 \x01(\v2\x12.toold.v1.DecisionR\bdecision\"\xa7\x01\n" +
 	"\vToolStarted\x12\x12\n" +

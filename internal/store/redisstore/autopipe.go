@@ -21,7 +21,7 @@ type autoPipe struct {
 }
 
 const (
-	pipeWorkers = 4
+	pipeWorkers = 2
 	maxBatch    = 64
 )
 

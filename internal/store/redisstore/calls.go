@@ -1,9 +1,11 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -252,7 +254,7 @@ func (s *Store) readEvents(ctx context.Context, sessionID string, ks []string, a
 	case err != nil:
 		return nil, store.CallAbsent, false, unavailable(err)
 	}
-	if len(v) != 3 {
+	if len(v) != 4 {
 		return nil, store.CallAbsent, false, unexpected(sessionID, v)
 	}
 	st := store.CallAbsent
@@ -263,6 +265,13 @@ func (s *Store) readEvents(ctx context.Context, sessionID string, ks []string, a
 		st = store.CallDone
 	}
 	expired := v[1] == int64(1)
+	if inline, _ := v[3].([]any); len(inline) > 0 {
+		evs, ok := decodeInline(inline, after)
+		if !ok {
+			return nil, store.CallAbsent, false, unexpected(sessionID, v)
+		}
+		return evs, st, expired, nil
+	}
 	entries, _ := v[2].([]any)
 	var evs []store.CallEvent
 	for _, e := range entries {
@@ -282,6 +291,38 @@ func (s *Store) readEvents(ctx context.Context, sessionID string, ks []string, a
 		evs = evs[i:]
 	}
 	return evs, st, expired, nil
+}
+
+// decodeInline reads the events CommitCall stored in a record: fields
+// e:<seq> -> data, and f -> the final seq.
+func decodeInline(fields []any, after int64) ([]store.CallEvent, bool) {
+	var evs []store.CallEvent
+	final := int64(-1)
+	for i := 0; i+1 < len(fields); i += 2 {
+		name, _ := fields[i].(string)
+		val, _ := fields[i+1].(string)
+		switch {
+		case name == "f":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			final = n
+		case strings.HasPrefix(name, "e:"):
+			seq, err := strconv.ParseInt(name[2:], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			if seq > after {
+				evs = append(evs, store.CallEvent{Seq: seq, Data: []byte(val)})
+			}
+		}
+	}
+	slices.SortFunc(evs, func(a, b store.CallEvent) int { return cmp.Compare(a.Seq, b.Seq) })
+	for i := range evs {
+		evs[i].Final = evs[i].Seq == final
+	}
+	return evs, true
 }
 
 // decodeEntry appends the events of one XRANGE entry ({"0-<last seq>",

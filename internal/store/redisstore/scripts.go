@@ -292,7 +292,7 @@ end
 // final) triples. Returns nil without a session; 3 when the record exists
 // with another fingerprint, 2 when it exists, 1 when the session changed
 // (nothing stored in these three cases); 0 when it stored the call, done.
-var scriptCommitCall = redis.NewScript(touch + nowMs + appendEvents + setCwd + `
+var scriptCommitCall = redis.NewScript(touch + nowMs + setCwd + `
 local v = redis.call('GET', KEYS[1])
 if not v then return false end
 local fp = redis.call('HGET', KEYS[5], 'fp')
@@ -306,9 +306,24 @@ for i = 0, n - 1 do
   redis.call('HSET', KEYS[2], ARGV[9 + 2 * i], ARGV[10 + 2 * i])
 end
 if ARGV[7] ~= '' then setCwd(v, ARGV[7]) end
-redis.call('HSET', KEYS[5], 'fp', ARGV[5], 'owner', '', 'st', 'd', 'lease', 0, 'seq', 0)
+-- The call is done: nobody will wait on its stream, so its events go into
+-- the record itself (e:<seq> fields, f = the final seq), which costs Redis
+-- far less than creating a stream.
+local fields, i, top = {'fp', ARGV[5], 'owner', '', 'st', 'd', 'lease', 0}, 9 + 2 * n, 0
+while i + 2 <= #ARGV do
+  fields[#fields + 1] = 'e:' .. ARGV[i]
+  fields[#fields + 1] = ARGV[i + 1]
+  if ARGV[i + 2] == '1' then
+    fields[#fields + 1] = 'f'
+    fields[#fields + 1] = ARGV[i]
+  end
+  top = tonumber(ARGV[i])
+  i = i + 3
+end
+fields[#fields + 1] = 'seq'
+fields[#fields + 1] = top
+redis.call('HSET', KEYS[5], unpack(fields))
 redis.call('PEXPIRE', KEYS[5], ARGV[3])
-appendEvents(KEYS[5], KEYS[6], ARGV[2], ARGV, 9 + 2 * n)
 redis.call('ZADD', KEYS[4], nowMs() + tonumber(ARGV[3]), ARGV[4])
 touch()
 return 0
@@ -335,18 +350,23 @@ return 1
 
 // scriptReadEvents: KEYS[1] = session, KEYS[2] = record, KEYS[3] = stream;
 // ARGV[1] = after (seq). Returns nil without a session, else {status,
-// expired, entries} with status 0 absent, 1 running, 2 done, expired 1 when
-// a running call's lease has lapsed, and entries as XRANGE gives them.
+// expired, entries, record} with status 0 absent, 1 running, 2 done,
+// expired 1 when a running call's lease has lapsed, entries as XRANGE
+// gives them, and record, for a call CommitCall stored with its events
+// inline, the record's fields as HGETALL gives them.
 var scriptReadEvents = redis.NewScript(nowMs + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local r = redis.call('HMGET', KEYS[2], 'st', 'lease')
-if not r[1] then return {0, 0, {}} end
+local r = redis.call('HMGET', KEYS[2], 'st', 'lease', 'f')
+if not r[1] then return {0, 0, {}, {}} end
 local st, expired = 2, 0
 if r[1] == 'r' then
   st = 1
   if tonumber(r[2]) < nowMs() then expired = 1 end
 end
-return {st, expired, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[1], '+')}
+if r[3] and st == 2 and redis.call('EXISTS', KEYS[3]) == 0 then
+  return {st, expired, {}, redis.call('HGETALL', KEYS[2])}
+end
+return {st, expired, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[1], '+'), {}}
 `)
 
 // allScripts are preloaded by Open.

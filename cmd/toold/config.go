@@ -41,6 +41,7 @@ type config struct {
 	RedisURL       string
 	RedisKeyPrefix string
 	SessionTTL     time.Duration
+	TenantSettings string
 	ResultTTL      time.Duration
 	CallLease      time.Duration
 
@@ -83,6 +84,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		redisURL    = fs.String("redis-url", "", "redis:// or rediss:// URL of the shared state store; empty: in-memory store")
 		redisPrefix = fs.String("redis-key-prefix", "toold:", "prefix of every Redis key")
 		sessionTTL  = fs.Duration("session-ttl", 24*time.Hour, "Redis store: a session idle this long expires")
+		tenantDir   = fs.String("tenant-settings", "", "directory of per-tenant settings files, <tenant>.json in settings.json shape: the \"user\" rules of each tenant's sessions")
 		resultTTL   = fs.Duration("result-ttl", time.Hour, "how long a call's result and events are kept for retries and Attach")
 		callLease   = fs.Duration("call-lease", 30*time.Second, "a running call whose replica has not renewed its claim for this long counts as abandoned")
 	)
@@ -121,6 +123,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		ReadWorkspaceSettings: *wsSettings, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
 		ResultTTL: *resultTTL, CallLease: *callLease,
+		TenantSettings: *tenantDir,
 	}
 	var err error
 	if cfg.Sandbox, err = sandboxF.config(); err != nil {
@@ -183,6 +186,11 @@ func (c *config) check() error {
 	}
 	if c.SessionTTL <= 0 {
 		return fmt.Errorf("--session-ttl %s: want a positive duration", c.SessionTTL)
+	}
+	if c.TenantSettings != "" {
+		if fi, err := os.Stat(c.TenantSettings); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--tenant-settings %q: want a directory of <tenant>.json files", c.TenantSettings)
+		}
 	}
 	if c.ResultTTL < time.Second {
 		return fmt.Errorf("--result-ttl %s: want 1s or more", c.ResultTTL)

@@ -173,6 +173,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	sessions.SetLifecycle(hookLifecycle{hookRunner, log})
 	sessions.OnDelete(rt.sessionEnded(log))
 	sessions.OnDelete(pools.CloseSession)
+	if cfg.TenantSettings != "" {
+		sessions.SetTenantSettings(session.SettingsDir(cfg.TenantSettings))
+	}
 	if err := checkWorkspaceRoot(rt.sandbox, sessions.Root(), log); err != nil {
 		return err
 	}

@@ -43,6 +43,8 @@ func ToStatus(err error) error {
 		return status.Error(codes.AlreadyExists, err.Error())
 	case errors.Is(err, store.ErrUnavailable):
 		return status.Error(codes.Unavailable, err.Error())
+	case errors.Is(err, session.ErrTenantSettings):
+		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, exec.ErrWorkspace):
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, context.Canceled):

@@ -30,6 +30,7 @@ func TestToStatus(t *testing.T) {
 		{fmt.Errorf("request r: %w", exec.ErrNoPendingRequest), codes.NotFound, "request r: no pending permission request"},
 		{fmt.Errorf("redis: %w", store.ErrUnavailable), codes.Unavailable, "redis: state store unavailable"},
 		{fmt.Errorf("%w: gone", exec.ErrWorkspace), codes.FailedPrecondition, "session workspace unavailable: gone"},
+		{fmt.Errorf("%w: settings of tenant t: bad", session.ErrTenantSettings), codes.FailedPrecondition, "tenant settings unusable: settings of tenant t: bad"},
 		{context.Canceled, codes.Canceled, "context canceled"},
 		{context.DeadlineExceeded, codes.DeadlineExceeded, "context deadline exceeded"},
 		{status.Error(codes.ResourceExhausted, "slow down"), codes.ResourceExhausted, "slow down"},

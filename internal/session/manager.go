@@ -75,6 +75,8 @@ type Manager struct {
 	onDelete []func(sessionID string)
 	// lifecycle runs the session hooks (SetLifecycle).
 	lifecycle Lifecycle
+	// tenants gives each tenant's own rules (SetTenantSettings).
+	tenants TenantSettings
 }
 
 // NewManager checks the workspace root, creating it when missing. rules may
@@ -115,6 +117,10 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 	if err := checkEnv(spec.Env); err != nil {
 		return nil, err
 	}
+	user, err := m.userRules(ctx, spec.User)
+	if err != nil {
+		return nil, err
+	}
 	fresh := spec.Workspace == ""
 	ws := spec.Workspace
 	if fresh {
@@ -144,7 +150,7 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 		AdditionalDirs: extra,
 		Cwd:            ws,
 		CreatedAt:      m.now().UTC(),
-		User:           spec.User,
+		User:           user,
 		Env:            spec.Env,
 		Tenant:         Tenant(ctx),
 	}

@@ -105,15 +105,6 @@ func TestDrainKillsProcessGroupsAfterTheTimeout(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("toold did not exit after the drain timeout")
 	}
-	for syscall.Kill(pid, 0) == nil {
-		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); strings.Contains(string(b), ") Z ") {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("process %d of the call outlived the drain", pid)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitGone(t, ctx, pid, "a process of the call outlived the drain")
 	mustContain(t, d.logs.String(), "shutdown deadline passed")
 }

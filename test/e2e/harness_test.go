@@ -11,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -154,4 +156,20 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// waitGone waits until process pid has exited (a zombie counts: it only
+// waits to be reaped by init), failing with why when ctx ends first.
+func waitGone(t *testing.T, ctx context.Context, pid int, why string) {
+	t.Helper()
+	for syscall.Kill(pid, 0) == nil {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); strings.Contains(string(b), ") Z ") {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: process %d is still running", why, pid)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

@@ -65,17 +65,7 @@ func TestShutdownKillsRunningCommands(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("toold did not exit after SIGTERM")
 	}
-	// The child may take a moment to be reaped by init after the kill.
-	for syscall.Kill(pid, 0) == nil {
-		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); strings.Contains(string(b), ") Z ") {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("process %d outlived toold", pid)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitGone(t, ctx, pid, "a process of the call outlived toold")
 	mustContain(t, d.logs.String(), "shutting down")
 }
 

@@ -30,6 +30,7 @@ all: build
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/toold ./cmd/toold
+	$(GO) build -o $(BIN)/toold-sandbox ./cmd/toold-sandbox
 
 ## run: start toold on the in-memory store (no other process needed)
 run: build $(BIN)/grpcurl

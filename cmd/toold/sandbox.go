@@ -16,6 +16,7 @@ import (
 // into sandbox.Options.
 type sandboxFlags struct {
 	mode, user, readDirs, writeDirs, stateDir, cgroup *string
+	helper                                            *string
 	network                                           *bool
 	cpu, nofile, nproc                                *uint64
 	pidsMax                                           *int64
@@ -36,6 +37,7 @@ func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
 		writeDirs: fs.String("sandbox-write-dirs", "", "comma-separated directories every command may write, besides its session's"),
 		stateDir:  fs.String("sandbox-state-dir", "", "where the per-session HOME and TMPDIR of commands are made (default: the system's temporary directory)"),
 		cgroup:    fs.String("sandbox-cgroup", "", "cgroup v2 directory under which command cgroups are made (default: toold's own; - turns cgroups off)"),
+		helper:    fs.String("sandbox-helper", "", "the sandbox helper binary (default: toold-sandbox beside toold's binary when it is there, else toold itself)"),
 		as:        new(byteSize),
 		fsize:     new(byteSize),
 		memoryMax: new(byteSize),
@@ -72,15 +74,19 @@ func (f *sandboxFlags) config() (sandbox.Options, error) {
 			MemoryMax:    int64(*f.memoryMax),
 			PidsMax:      *f.pidsMax,
 		},
-		ReadDirs:  splitList(*f.readDirs),
-		WriteDirs: splitList(*f.writeDirs),
-		StateDir:  *f.stateDir,
-		CgroupDir: *f.cgroup,
+		ReadDirs:   splitList(*f.readDirs),
+		WriteDirs:  splitList(*f.writeDirs),
+		StateDir:   *f.stateDir,
+		CgroupDir:  *f.cgroup,
+		Executable: helperBinary(*f.helper),
 	}
 	for _, d := range append(append([]string{opts.StateDir}, opts.ReadDirs...), opts.WriteDirs...) {
 		if d != "" && !filepath.IsAbs(d) {
 			return sandbox.Options{}, fmt.Errorf("sandbox directory %q must be an absolute path", d)
 		}
+	}
+	if *f.helper != "" && !isExecutable(*f.helper) {
+		return sandbox.Options{}, fmt.Errorf("--sandbox-helper %q: not an executable file", *f.helper)
 	}
 	if opts.CgroupDir != "" && opts.CgroupDir != "-" && !filepath.IsAbs(opts.CgroupDir) {
 		return sandbox.Options{}, fmt.Errorf("--sandbox-cgroup %q: want an absolute path or -", opts.CgroupDir)
@@ -143,4 +149,27 @@ func passable(fi os.FileInfo, uid, gid int) bool {
 		return perm&0o010 != 0
 	}
 	return false
+}
+
+// helperBinary is the binary every command starts through. The small
+// toold-sandbox starts in milliseconds; toold itself first initialises
+// every library it links (about 100 ms on a slow machine), which each Bash
+// call would pay.
+func helperBinary(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if p := filepath.Join(filepath.Dir(exe), "toold-sandbox"); isExecutable(p) {
+		return p
+	}
+	return ""
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }

@@ -41,10 +41,14 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "toold")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/toold")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		// toold-sandbox beside toold, as make build and the image place it.
+		for _, b := range [][2]string{{binPath, "./cmd/toold"}, {filepath.Join(dir, "toold-sandbox"), "./cmd/toold-sandbox"}} {
+			cmd := exec.Command("go", "build", "-o", b[0], b[1])
+			cmd.Dir = repoRoot(t)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+				return
+			}
 		}
 	})
 	if buildErr != nil {

@@ -48,29 +48,29 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, tool.Failf(filestate.ModifiedMessage)
 	}
 
-	var ed edited
+	var ed filestate.Replaced
 	if c.in.OldString == "" {
 		if len(content) > 0 {
 			return nil, tool.Failf("Cannot create %s: the file already exists and is not empty. An empty old_string only creates a file (or fills an empty one); give the text to replace in old_string.", t.Given.Abs)
 		}
-		ed = edited{content: []byte(c.in.NewString), first: 0, newLen: len(c.in.NewString), count: 1}
-	} else if ed, err = replace(content, c.in.OldString, c.in.NewString, c.in.ReplaceAll); err != nil {
+		ed = filestate.Replaced{Content: []byte(c.in.NewString), NewLen: len(c.in.NewString), Count: 1}
+	} else if ed, err = filestate.Replace(content, c.in.OldString, c.in.NewString, c.in.ReplaceAll); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := c.commit(ctx, env, t, ed.content); err != nil {
+	if err := c.commit(ctx, env, t, ed.Content); err != nil {
 		return nil, err
 	}
 
 	var sb strings.Builder
 	sb.WriteString("The file " + t.Given.Abs + " has been updated.")
 	switch {
-	case c.in.ReplaceAll && ed.count == 1:
+	case c.in.ReplaceAll && ed.Count == 1:
 		sb.WriteString(" The one occurrence of old_string was replaced.")
 	case c.in.ReplaceAll:
-		fmt.Fprintf(&sb, " All %d occurrences of old_string were replaced.", ed.count)
+		fmt.Fprintf(&sb, " All %d occurrences of old_string were replaced.", ed.Count)
 	}
 	writeSnippet(&sb, ed)
 	return tool.Text(sb.String()), nil

@@ -17,16 +17,16 @@ const (
 
 // writeSnippet appends the numbered lines around the first change, as Read
 // would show them, so the model can check the result without a new Read.
-func writeSnippet(sb *strings.Builder, ed edited) {
-	out := ed.content
+func writeSnippet(sb *strings.Builder, ed filestate.Replaced) {
+	out := ed.Content
 	if len(out) == 0 {
 		sb.WriteString(" The file is now empty.")
 		return
 	}
-	startLine := 1 + bytes.Count(out[:ed.first], []byte("\n"))
+	startLine := 1 + bytes.Count(out[:ed.First], []byte("\n"))
 	endLine := startLine
-	if ed.newLen > 0 {
-		endLine += bytes.Count(out[ed.first:ed.first+ed.newLen-1], []byte("\n"))
+	if ed.NewLen > 0 {
+		endLine += bytes.Count(out[ed.First:ed.First+ed.NewLen-1], []byte("\n"))
 	}
 	from := max(1, startLine-contextLines)
 	to := endLine + contextLines
@@ -36,7 +36,7 @@ func writeSnippet(sb *strings.Builder, ed edited) {
 	}
 
 	// Walk back from the change to the start of line `from`.
-	off := bytes.LastIndexByte(out[:ed.first], '\n') + 1
+	off := bytes.LastIndexByte(out[:ed.First], '\n') + 1
 	for range startLine - from {
 		off = bytes.LastIndexByte(out[:off-1], '\n') + 1
 	}

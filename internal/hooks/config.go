@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toold/toold/internal/strictjson"
 )
 
 // maxSettingsSize bounds a settings file. Real ones are a few kilobytes.
@@ -171,7 +173,7 @@ func ParseSettings(data []byte, origin string) (*Config, error) {
 	if !utf8.Valid(data) {
 		return fail("", "not valid UTF-8")
 	}
-	if err := checkStrictJSON(data); err != nil {
+	if err := strictjson.Check(data); err != nil {
 		return fail("", "%s", err)
 	}
 	top, ok := object(data)

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/toold/toold/internal/strictjson"
 )
 
 // maxSettingsSize bounds a settings file. Real ones are a few kilobytes.
@@ -111,7 +112,7 @@ func ParseSettings(data []byte) (Settings, error) {
 	if !utf8.Valid(data) {
 		return Settings{}, errors.New("not valid UTF-8")
 	}
-	if err := checkStrictJSON(data); err != nil {
+	if err := strictjson.Check(data); err != nil {
 		return Settings{}, err
 	}
 	var top map[string]json.RawMessage
@@ -190,62 +191,4 @@ func stringValue(raw json.RawMessage) (string, error) {
 		return "", errors.New("must be a string")
 	}
 	return s, nil
-}
-
-// checkStrictJSON refuses what a lenient parser would silently repair:
-// duplicate keys at any depth (encoding/json keeps the last one, so a
-// second "deny" could hide the first) and data after the top-level value.
-func checkStrictJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		keys      map[string]bool // nil for arrays
-		expectKey bool
-	}
-	var stack []*frame
-	values := 0
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("invalid JSON: %w", err)
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		if len(stack) == 0 {
-			if values++; values > 1 {
-				return errors.New("invalid JSON: data after the top-level value")
-			}
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.keys != nil {
-			if top.expectKey {
-				k, _ := tok.(string)
-				if top.keys[k] {
-					return fmt.Errorf("invalid JSON: duplicate key %q", k)
-				}
-				top.keys[k] = true
-				top.expectKey = false
-				continue
-			}
-			top.expectKey = true // tok is this key's value, or starts it
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
-		case json.Delim('['):
-			stack = append(stack, &frame{})
-		}
-	}
-	if values == 0 {
-		return errors.New("invalid JSON: empty document")
-	}
-	return nil
 }

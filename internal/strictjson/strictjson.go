@@ -1,4 +1,6 @@
-package hooks
+// Package strictjson checks JSON that configuration is read from (settings
+// files) for what encoding/json would accept and silently repair.
+package strictjson
 
 import (
 	"bytes"
@@ -8,10 +10,10 @@ import (
 	"io"
 )
 
-// checkStrictJSON refuses what encoding/json would silently repair: a
-// duplicate key at any depth (the last one wins, so a second "PreToolUse"
-// would hide the hooks of the first) and data after the top-level value.
-func checkStrictJSON(data []byte) error {
+// Check refuses what a lenient parser would silently repair:
+// duplicate keys at any depth (encoding/json keeps the last one, so a
+// second "deny" could hide the first) and data after the top-level value.
+func Check(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	type frame struct {
@@ -37,8 +39,11 @@ func checkStrictJSON(data []byte) error {
 				return errors.New("invalid JSON: data after the top-level value")
 			}
 		}
-		if n := len(stack); n > 0 && stack[n-1].keys != nil {
-			top := stack[n-1]
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.keys != nil {
 			if top.expectKey {
 				k, _ := tok.(string)
 				if top.keys[k] {
@@ -48,7 +53,7 @@ func checkStrictJSON(data []byte) error {
 				top.expectKey = false
 				continue
 			}
-			top.expectKey = true
+			top.expectKey = true // tok is this key's value, or starts it
 		}
 		switch tok {
 		case json.Delim('{'):

@@ -254,7 +254,7 @@ func parseGroup(ev Event, raw json.RawMessage, path, origin string) (*Group, err
 	for _, k := range sortedKeys(fields) {
 		switch k {
 		case "matcher":
-			s, err := stringValue(fields[k])
+			s, err := strictjson.String(fields[k])
 			if err != nil {
 				return fail(".matcher", "%s", err)
 			}
@@ -307,7 +307,7 @@ func parseHandler(ev Event, raw json.RawMessage, path, origin string) (*Handler,
 	if fields["type"] == nil {
 		return fail(".type", "missing (toold runs \"command\" and \"grpc\" hooks)")
 	}
-	t, err := stringValue(fields["type"])
+	t, err := strictjson.String(fields["type"])
 	if err != nil {
 		return fail(".type", "%s", err)
 	}
@@ -351,32 +351,32 @@ func (h *Handler) set(k string, v json.RawMessage) error {
 	switch k {
 	case "type":
 	case "command":
-		h.Command, err = stringValue(v)
+		h.Command, err = strictjson.String(v)
 	case "args":
-		h.Args, err = stringList(v)
+		h.Args, err = strictjson.Strings(v)
 	case "shell":
 		var s string
-		if s, err = stringValue(v); err == nil && s != "bash" {
+		if s, err = strictjson.String(v); err == nil && s != "bash" {
 			err = fmt.Errorf("%q is not supported (toold runs command hooks with bash)", s)
 		}
 	case "timeout":
 		h.Timeout, err = seconds(v)
 	case "if":
-		h.If, err = stringValue(v)
+		h.If, err = strictjson.String(v)
 	case "statusMessage":
-		h.StatusMessage, err = stringValue(v)
+		h.StatusMessage, err = strictjson.String(v)
 	case "async":
 		h.Async, err = boolValue(v)
 	case "once":
 		h.Once, err = boolValue(v)
 	case "endpoint":
-		h.Endpoint, err = stringValue(v)
+		h.Endpoint, err = strictjson.String(v)
 	case "insecure":
 		h.Insecure, err = boolValue(v)
 	case "caFile":
-		h.CAFile, err = stringValue(v)
+		h.CAFile, err = strictjson.String(v)
 	case "serverName":
-		h.ServerName, err = stringValue(v)
+		h.ServerName, err = strictjson.String(v)
 	case "headers":
 		h.Headers, err = stringMap(v)
 	}
@@ -412,36 +412,12 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return keys
 }
 
-func stringValue(raw json.RawMessage) (string, error) {
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return "", errors.New("must be a string")
-	}
-	return s, nil
-}
-
 func boolValue(raw json.RawMessage) (bool, error) {
 	var b bool
 	if err := json.Unmarshal(raw, &b); err != nil || (string(raw) != "true" && string(raw) != "false") {
 		return false, errors.New("must be true or false")
 	}
 	return b, nil
-}
-
-func stringList(raw json.RawMessage) ([]string, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-		return nil, errors.New("must be an array of strings")
-	}
-	out := make([]string, len(items))
-	for i, it := range items {
-		s, err := stringValue(it)
-		if err != nil {
-			return nil, fmt.Errorf("[%d] %w", i, err)
-		}
-		out[i] = s
-	}
-	return out, nil
 }
 
 func stringMap(raw json.RawMessage) (map[string]string, error) {
@@ -451,7 +427,7 @@ func stringMap(raw json.RawMessage) (map[string]string, error) {
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		s, err := stringValue(v)
+		s, err := strictjson.String(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}

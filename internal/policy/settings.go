@@ -140,19 +140,19 @@ func ParseSettings(data []byte) (Settings, error) {
 		var err error
 		switch k {
 		case "allow":
-			s.Allow, err = stringList(v)
+			s.Allow, err = strictjson.Strings(v)
 		case "deny":
-			s.Deny, err = stringList(v)
+			s.Deny, err = strictjson.Strings(v)
 		case "ask":
-			s.Ask, err = stringList(v)
+			s.Ask, err = strictjson.Strings(v)
 		case "additionalDirectories":
-			s.AdditionalDirectories, err = stringList(v)
+			s.AdditionalDirectories, err = strictjson.Strings(v)
 		case "defaultMode":
-			s.DefaultMode, err = stringValue(v)
+			s.DefaultMode, err = strictjson.String(v)
 		case "disableBypassPermissionsMode":
-			s.DisableBypassPermissionsMode, err = stringValue(v)
+			s.DisableBypassPermissionsMode, err = strictjson.String(v)
 		case "disableAutoMode":
-			s.DisableAutoMode, err = stringValue(v)
+			s.DisableAutoMode, err = strictjson.String(v)
 		default:
 			return Settings{}, fmt.Errorf("unknown key permissions.%s (known: allow, deny, ask, additionalDirectories, defaultMode, disableBypassPermissionsMode, disableAutoMode)", k)
 		}
@@ -162,33 +162,6 @@ func ParseSettings(data []byte) (Settings, error) {
 	}
 	if err := s.Validate(); err != nil {
 		return Settings{}, err
-	}
-	return s, nil
-}
-
-func stringList(raw json.RawMessage) ([]string, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-		return nil, errors.New("must be an array of strings")
-	}
-	out := make([]string, len(items))
-	for i, it := range items {
-		s, err := stringValue(it)
-		if err != nil {
-			return nil, fmt.Errorf("[%d] %w", i, err)
-		}
-		out[i] = s
-	}
-	return out, nil
-}
-
-func stringValue(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", errors.New("must be a string")
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", errors.New("must be a string")
 	}
 	return s, nil
 }

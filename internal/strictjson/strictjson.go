@@ -67,3 +67,31 @@ func Check(data []byte) error {
 	}
 	return nil
 }
+
+// String decodes a JSON string; anything else (a number, null, an object)
+// is refused rather than converted.
+func String(raw json.RawMessage) (string, error) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", errors.New("must be a string")
+	}
+	return s, nil
+}
+
+// Strings decodes an array of strings; an element that is not a string is
+// named by its index.
+func Strings(raw json.RawMessage) ([]string, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
+		return nil, errors.New("must be an array of strings")
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, err := String(it)
+		if err != nil {
+			return nil, fmt.Errorf("[%d] %w", i, err)
+		}
+		out[i] = s
+	}
+	return out, nil
+}

@@ -56,7 +56,7 @@ func blockOf(server string, c sdk.Content) tool.Block {
 		return imageBlock(c.MIMEType, c.Data, "Image")
 	case *sdk.AudioContent:
 		return textBlock(fmt.Sprintf("[Audio (%s, %s) returned by the tool; audio cannot be passed to the model.]",
-			orUnknown(c.MIMEType), size(len(c.Data))))
+			orUnknown(c.MIMEType), tool.HumanBytes(int64(len(c.Data)))))
 	case *sdk.ResourceLink:
 		return textBlock(resourceLinkText(c))
 	case *sdk.EmbeddedResource:
@@ -69,7 +69,7 @@ func imageBlock(mime string, data []byte, what string) tool.Block {
 	mime = strings.ToLower(strings.TrimSpace(mime))
 	if !modelImageTypes[mime] {
 		return textBlock(fmt.Sprintf("[%s (%s, %s) returned by the tool; the model accepts only PNG, JPEG, GIF and WebP images.]",
-			what, orUnknown(mime), size(len(data))))
+			what, orUnknown(mime), tool.HumanBytes(int64(len(data)))))
 	}
 	return tool.Block{Type: tool.BlockImage, MediaType: mime, Data: data}
 }
@@ -87,7 +87,7 @@ func resourceBlock(server string, r *sdk.ResourceContents) tool.Block {
 	case strings.EqualFold(r.MIMEType, "application/pdf"):
 		return tool.Block{Type: tool.BlockDocument, MediaType: "application/pdf", Data: r.Blob}
 	}
-	return textBlock(fmt.Sprintf("%sBinary content (%s, %s) that cannot be shown to the model.", prefix, orUnknown(r.MIMEType), size(len(r.Blob))))
+	return textBlock(fmt.Sprintf("%sBinary content (%s, %s) that cannot be shown to the model.", prefix, orUnknown(r.MIMEType), tool.HumanBytes(int64(len(r.Blob)))))
 }
 
 func resourceLinkText(l *sdk.ResourceLink) string {
@@ -111,14 +111,4 @@ func orUnknown(s string) string {
 		return "unknown type"
 	}
 	return s
-}
-
-func size(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

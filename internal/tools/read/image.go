@@ -40,7 +40,7 @@ func (c *call) image(ctx context.Context, t filestate.Target, fi fs.FileInfo, br
 
 func (c *call) imageTooBig(path, mediaType string, size, limit int64) error {
 	return tool.Failf("%s is an image (%s) of %s; images larger than %s cannot be returned. Make a smaller copy (for example with ImageMagick through Bash) and read that.",
-		path, mediaType, humanBytes(size), humanBytes(limit))
+		path, mediaType, tool.HumanBytes(size), tool.HumanBytes(limit))
 }
 
 // imageError words a failure of fitImage for the model.
@@ -55,7 +55,7 @@ func (c *call) imageError(path, mediaType string, size int64, err error) error {
 			path, mediaType, e.w, e.h, c.opts.MaxImagePixels/1_000_000)
 	case errCannotFit:
 		return tool.Failf("%s is an image (%s) that could not be made smaller than %s. Make a smaller copy (for example with ImageMagick through Bash) and read that.",
-			path, mediaType, humanBytes(c.opts.MaxImageBytes))
+			path, mediaType, tool.HumanBytes(c.opts.MaxImageBytes))
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package read
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"unicode/utf8"
 
@@ -37,33 +36,10 @@ func checkText(path string, head []byte, whole bool) error {
 			path, http.DetectContentType(head))
 	}
 	if !whole {
-		head = trimPartialRune(head)
+		head = tool.TrimPartialRune(head)
 	}
 	if !utf8.Valid(head) {
 		return tool.Failf("Cannot read %s: it is not UTF-8 text. It may be binary, or text in another encoding such as Latin-1 (convert it with iconv through Bash).", path)
 	}
 	return nil
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return b[:i]
-			}
-			break
-		}
-	}
-	return b
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -81,7 +81,7 @@ func (c *call) notebook(ctx context.Context, t filestate.Target, fi fs.FileInfo,
 	path := t.Given.Abs
 	if fi.Size() > c.opts.MaxNotebookBytes {
 		return nil, tool.Failf("%s is a notebook of %s; notebooks larger than %s are not read. Read parts of it through Bash with jq, for example: jq '.cells[:20]' %s",
-			path, humanBytes(fi.Size()), humanBytes(c.opts.MaxNotebookBytes), shellQuote(path))
+			path, tool.HumanBytes(fi.Size()), tool.HumanBytes(c.opts.MaxNotebookBytes), shellQuote(path))
 	}
 	data, err := io.ReadAll(io.LimitReader(br, c.opts.MaxNotebookBytes+1))
 	if err != nil {
@@ -101,7 +101,7 @@ func (c *call) notebook(ctx context.Context, t filestate.Target, fi fs.FileInfo,
 	}
 	if r.textBytes > c.opts.MaxOutputBytes {
 		return nil, tool.Failf("%s is a notebook of %d cells whose content comes to %s, more than one Read returns (%s). Read parts of it through Bash with jq, for example: jq '.cells[:20]' %s",
-			path, len(nb.Cells), humanBytes(int64(r.textBytes)), humanBytes(int64(c.opts.MaxOutputBytes)), shellQuote(path))
+			path, len(nb.Cells), tool.HumanBytes(int64(r.textBytes)), tool.HumanBytes(int64(c.opts.MaxOutputBytes)), shellQuote(path))
 	}
 	return &tool.Result{Content: r.blocks}, nil
 }

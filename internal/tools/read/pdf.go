@@ -39,7 +39,7 @@ func (c *call) pdf(t filestate.Target, fi fs.FileInfo, br *bufio.Reader) (*tool.
 	path := t.Given.Abs
 	if fi.Size() > c.opts.MaxPDFBytes {
 		return nil, tool.Failf("%s is a PDF of %s; PDFs larger than %s are not read here. Extract the pages you need through Bash (for example qpdf --pages or pdftotext -f N -l M) and read that.",
-			path, humanBytes(fi.Size()), humanBytes(c.opts.MaxPDFBytes))
+			path, tool.HumanBytes(fi.Size()), tool.HumanBytes(c.opts.MaxPDFBytes))
 	}
 	data, err := io.ReadAll(io.LimitReader(br, c.opts.MaxPDFBytes+1))
 	if err != nil {
@@ -69,7 +69,7 @@ func (c *call) pdf(t filestate.Target, fi fs.FileInfo, br *bufio.Reader) (*tool.
 	}
 	if int64(len(out)) > c.opts.MaxDocumentBytes {
 		return nil, tool.Failf("Pages %s of %s come to %s, more than the %s a PDF returned to the model may hold. Read fewer pages at a time with the pages parameter.",
-			sel, path, humanBytes(int64(len(out))), humanBytes(c.opts.MaxDocumentBytes))
+			sel, path, tool.HumanBytes(int64(len(out))), tool.HumanBytes(c.opts.MaxDocumentBytes))
 	}
 	what := fmt.Sprintf("pages %s of %d", sel, n)
 	if len(sel) == n {

@@ -69,7 +69,7 @@ func decode(body []byte, label, header string, cut bool) string {
 	}
 	probe := body
 	if cut {
-		probe = trimPartialRune(probe)
+		probe = tool.TrimPartialRune(probe)
 	}
 	if utf8.Valid(probe) {
 		return string(probe)
@@ -80,18 +80,4 @@ func decode(body []byte, label, header string, cut bool) string {
 		out = body
 	}
 	return strings.ToValidUTF8(string(out), "\uFFFD")
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b,
-// where a size cut may have split a character.
-func trimPartialRune(b []byte) []byte {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return b[:i]
-			}
-			break
-		}
-	}
-	return b
 }

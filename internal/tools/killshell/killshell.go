@@ -65,7 +65,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	info, err := c.tool.reg.Kill(ctx, env.SessionID, c.id)
 	switch {
 	case errors.Is(err, shells.ErrNotFound):
-		return nil, tool.InvalidInputf("%s", unknownShell(c.tool.reg, env.SessionID, c.id))
+		return nil, tool.InvalidInputf("%s", c.tool.reg.Unknown(env.SessionID, c.id))
 	case errors.Is(err, shells.ErrNotRunning):
 		return nil, tool.Failf("Shell %s is not running: it has %s with exit code %d, so nothing was stopped. Its output can still be read with the TaskOutput tool.", c.id, ended(info.State), info.ExitCode)
 	case ctx.Err() != nil:
@@ -101,18 +101,4 @@ func summary(info shells.Info) string {
 		s = string(r[:79]) + "…"
 	}
 	return s
-}
-
-// unknownShell is the error for an id the session does not have; it lists
-// the session's own shells, and nothing of any other session.
-func unknownShell(reg *shells.Registry, sessionID, id string) string {
-	list := reg.List(sessionID)
-	if len(list) == 0 {
-		return fmt.Sprintf("No background shell with ID %s: this session has none.", id)
-	}
-	names := make([]string, len(list))
-	for i, s := range list {
-		names[i] = s.ID + " (" + s.State.String() + ")"
-	}
-	return fmt.Sprintf("No background shell with ID %s. This session's shells: %s.", id, strings.Join(names, ", "))
 }

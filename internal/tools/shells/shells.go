@@ -194,3 +194,17 @@ func discard(sess map[string]*shell) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Unknown is the message for a shell id the session does not have: it
+// lists the session's own shells, and nothing of any other session.
+func (r *Registry) Unknown(sessionID, id string) string {
+	list := r.List(sessionID)
+	if len(list) == 0 {
+		return fmt.Sprintf("No background shell with ID %s: this session has none.", id)
+	}
+	names := make([]string, len(list))
+	for i, s := range list {
+		names[i] = s.ID + " (" + s.State.String() + ")"
+	}
+	return fmt.Sprintf("No background shell with ID %s. This session's shells: %s.", id, strings.Join(names, ", "))
+}

@@ -22,7 +22,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	out, err := c.tool.reg.Read(ctx, env.SessionID, c.id, opts)
 	switch {
 	case errors.Is(err, shells.ErrNotFound):
-		return nil, tool.InvalidInputf("%s", unknownShell(c.tool.reg, env.SessionID, c.id))
+		return nil, tool.InvalidInputf("%s", c.tool.reg.Unknown(env.SessionID, c.id))
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case err != nil:
@@ -90,18 +90,4 @@ func byteCount(n int64) string {
 		return "1 byte"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
-}
-
-// unknownShell is the error for an id the session does not have; it lists
-// the session's own shells, and nothing of any other session.
-func unknownShell(reg *shells.Registry, sessionID, id string) string {
-	list := reg.List(sessionID)
-	if len(list) == 0 {
-		return fmt.Sprintf("No background shell with ID %s: this session has none.", id)
-	}
-	names := make([]string, len(list))
-	for i, s := range list {
-		names[i] = s.ID + " (" + s.State.String() + ")"
-	}
-	return fmt.Sprintf("No background shell with ID %s. This session's shells: %s.", id, strings.Join(names, ", "))
 }

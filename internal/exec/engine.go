@@ -193,14 +193,24 @@ func (e *Engine) releaseAll(ctx context.Context, sessionID, owner string, reqs [
 var ErrWorkspace = errors.New("session workspace unavailable")
 
 func (e *Engine) concurrently(ctx context.Context, calls []*Call, idx []int, owner string) {
+	e.bounded(len(idx), func(k int) { e.one(ctx, calls[idx[k]], nil, owner) })
+}
+
+// bounded runs fn(0) ... fn(n-1), at most MaxConcurrency at once, and
+// returns when all have. A single one runs on the caller's goroutine.
+func (e *Engine) bounded(n int, fn func(int)) {
+	if n == 1 {
+		fn(0)
+		return
+	}
 	sem := make(chan struct{}, e.cfg.MaxConcurrency)
 	var wg sync.WaitGroup
-	for _, i := range idx {
+	for k := range n {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			e.one(ctx, calls[i], nil, owner)
+			fn(k)
 		}()
 	}
 	wg.Wait()

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/toold/toold/internal/store"
@@ -36,41 +35,25 @@ func (e *Engine) unclaimed(ctx context.Context, sess *store.Session, reqs []Requ
 	ctx, done := e.active.add(ctx, sess.ID)
 	defer done()
 
-	var (
-		mu    sync.Mutex
-		again []Request
-		first error
-	)
-	sem := make(chan struct{}, e.cfg.MaxConcurrency)
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			retry, err := e.runUnclaimed(ctx, c, prepErr[i])
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil && first == nil:
-				first = err
-			case retry:
-				again = append(again, reqs[i])
-			}
-		}()
+	retry := make([]bool, len(calls))
+	errs := make([]error, len(calls))
+	e.bounded(len(calls), func(i int) {
+		retry[i], errs[i] = e.runUnclaimed(ctx, calls[i], prepErr[i])
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	// The calls run again keep the model's order.
+	var again []Request
+	for i, r := range reqs {
+		if retry[i] {
+			again = append(again, r)
+		}
 	}
 	if len(again) > 0 {
 		e.sessions.drop(sess.ID)
-		// Keep the model's order among the calls run again.
-		order := make(map[string]int, len(reqs))
-		for i, r := range reqs {
-			order[r.ToolUseID] = i
-		}
-		sortByOrder(again, order)
 	}
 	return again, nil
 }
@@ -118,12 +101,4 @@ func (e *Engine) runUnclaimed(ctx context.Context, c *Call, prepErr error) (retr
 		e.runOrFollow(ctx, c, prepErr, e.newOwner())
 	}
 	return false, nil
-}
-
-func sortByOrder(reqs []Request, order map[string]int) {
-	for i := 1; i < len(reqs); i++ {
-		for j := i; j > 0 && order[reqs[j].ToolUseID] < order[reqs[j-1].ToolUseID]; j-- {
-			reqs[j], reqs[j-1] = reqs[j-1], reqs[j]
-		}
-	}
 }

@@ -32,7 +32,7 @@ type mcpConfig struct {
 }
 
 type mcpFlags struct {
-	listen, workspace *string
+	listen            *string
 	call, connect     *time.Duration
 	workspaceSettings *bool
 }

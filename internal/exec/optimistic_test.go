@@ -109,16 +109,12 @@ func TestUnclaimedCallThatAsksIsAskedClaimed(t *testing.T) {
 	var runs atomic.Int32
 	h, cs := repeatableHarness(t, &runs)
 	h.exec(t, call("1", "Look", map[string]any{"text": "a"}))
-	// Change the mode through the engine's own path so that the cache is
-	// current: the ask, not staleness, must send the call the claimed way.
-	sess, _, err := h.store.BeginCalls(context.Background(), h.id, "x", nil, store.CallTimes{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Change the mode and put the new session in the engine's cache: the
+	// ask, not staleness, must send the call the claimed way.
 	if _, err := h.store.UpdateSession(context.Background(), h.id, func(s *store.Session) error { s.Mode = "default"; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	sess, _ = h.store.GetSession(context.Background(), h.id)
+	sess, _ := h.store.GetSession(context.Background(), h.id)
 	h.engine.sessions.put(sess)
 	begins := cs.begins.Load()
 	sink := &askSink{engine: h.engine, sid: h.id}

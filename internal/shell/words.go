@@ -46,7 +46,7 @@ func (w *walker) literal(x *syntax.Word) (string, bool) {
 		// The common plain word needs no copy.
 		switch p := x.Parts[0].(type) {
 		case *syntax.Lit:
-			if strings.IndexAny(p.Value, `\*?[`) < 0 {
+			if !strings.ContainsAny(p.Value, `\*?[`) {
 				return w.fix(p.Value), true
 			}
 		case *syntax.SglQuoted:

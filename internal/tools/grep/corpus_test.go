@@ -31,15 +31,6 @@ func backends(t *testing.T) map[string]Options {
 	return out
 }
 
-func rgTool(t *testing.T) *grepTool {
-	t.Helper()
-	g := New(Options{}).(*grepTool)
-	if g.rg == nil {
-		t.Skip("rg (13 or later) not installed")
-	}
-	return g
-}
-
 // fileSet writes files with increasing modification times, so that the
 // newest-first order of files_with_matches is known.
 type fileSet struct {

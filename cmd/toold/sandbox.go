@@ -31,7 +31,7 @@ func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
 		network:   fs.Bool("sandbox-network", true, "let commands use the network; false denies TCP connect and bind (Landlock ABI 4 or later)"),
 		cpu:       fs.Uint64("sandbox-rlimit-cpu", 0, "RLIMIT_CPU of each command process, in seconds (0: none)"),
 		nofile:    fs.Uint64("sandbox-rlimit-nofile", def.OpenFiles, "RLIMIT_NOFILE of each command (0: toold's)"),
-		nproc:     fs.Uint64("sandbox-rlimit-nproc", def.Processes, "RLIMIT_NPROC of the sandbox user (0: none; only with a user switch)"),
+		nproc:     fs.Uint64("sandbox-rlimit-nproc", def.Processes, "RLIMIT_NPROC of the user commands run as, which counts all of that user's processes (0: none; not applied to commands that run as root)"),
 		pidsMax:   fs.Int64("sandbox-pids-max", def.PidsMax, "cgroup pids.max of each command (0: none)"),
 		readDirs:  fs.String("sandbox-read-dirs", "", "comma-separated directories commands may read and execute from, besides the system's"),
 		writeDirs: fs.String("sandbox-write-dirs", "", "comma-separated directories every command may write, besides its session's"),

@@ -23,7 +23,7 @@ func benchBashTrue(b *testing.B, cgroupDir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := newFixture(b, Options{CgroupDir: cgroupDir})
+	f := newFixture(b, Options{CgroupDir: cgroupDir, Limits: DefaultLimits()})
 	if cgroupDir == "" && !f.l.Status().Cgroup {
 		b.Logf("MISSING on this machine: per-command cgroups (%v); this figure is the subreaper's", f.l.Status().Missing)
 	}

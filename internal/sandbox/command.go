@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -34,6 +35,9 @@ type Cmd struct {
 	l    *Launcher
 	sess *session
 	cg   *commandCgroup
+	spec *helperSpec
+	// prefix is what was put before the script.
+	prefix string
 	// done is closed once Wait has cleaned up.
 	done chan struct{}
 
@@ -42,9 +46,11 @@ type Cmd struct {
 	ended   bool
 }
 
-// Command prepares a command. With a non-nil ctx, cancelling it kills the
-// command's whole tree (exec.CommandContext's Cancel). Without the helper
-// (ModeOff) the command is Path itself in a process group of its own.
+// Command prepares a command: Args must be bash -c SCRIPT. With a non-nil
+// ctx, cancelling it kills the command's whole tree (exec.CommandContext's
+// Cancel). In ModeOff the command is Path itself in a process group of its
+// own; where a cgroup holds it, toold starts Path confined; otherwise the
+// helper supervises it.
 func (l *Launcher) Command(ctx context.Context, req Request) (*Cmd, error) {
 	c := &Cmd{l: l, done: make(chan struct{})}
 	var cmd *exec.Cmd
@@ -77,63 +83,65 @@ func (l *Launcher) Command(ctx context.Context, req Request) (*Cmd, error) {
 		return nil, err
 	}
 	c.sess = sess
-	spec := l.spec(sess, req)
-	cmd.Path = l.exe
-	cmd.Args = append(append(append([]string{l.exe}, l.args...), spec.encode(), "--"), req.Args...)
-	cmd.Env = append(l.environ(sess, env), l.env...)
-	if l.cgroups != nil {
-		cg, err := l.cgroups.create(l.limits)
-		if err != nil {
-			return nil, err
-		}
-		c.cg = cg
-		cmd.SysProcAttr.UseCgroupFD = true
-		cmd.SysProcAttr.CgroupFD = cg.fd
+	c.prefix = l.limits.ulimitPrefix(posixIn(env))
+	args, err := limitArgs(req.Args, c.prefix)
+	if err != nil {
+		return nil, err
 	}
+	c.spec = l.spec(sess, req)
+	env = l.environ(sess, env)
+	if l.cgroups == nil {
+		cmd.Path = l.exe
+		cmd.Args = append(append(append([]string{l.exe}, l.args...), c.spec.encode(), "--"), args...)
+		cmd.Env = append(env, l.env...)
+		return c, nil
+	}
+	cmd.Path, cmd.Args, cmd.Env = req.Path, args, env
+	cmd.SysProcAttr.Credential = c.spec.credential()
+	cg, err := l.cgroups.create(l.limits)
+	if err != nil {
+		return nil, err
+	}
+	c.cg = cg
+	cmd.SysProcAttr.UseCgroupFD = true
+	cmd.SysProcAttr.CgroupFD = cg.fd
 	return c, nil
 }
 
-// spec is the helper's instructions for one command.
+// posixIn reports whether bash will start in POSIX mode.
+func posixIn(env []string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "POSIXLY_CORRECT=") {
+			return true
+		}
+	}
+	return false
+}
+
+// ScriptPrefix is the text the sandbox put before the command's script (the
+// resource limits), which bash echoes with a syntax error on the first
+// line.
+func (c *Cmd) ScriptPrefix() string { return c.prefix }
+
+// spec is how one command is confined.
 func (l *Launcher) spec(s *session, req Request) *helperSpec {
-	spec := &helperSpec{
+	return &helperSpec{
 		Path:        req.Path,
 		SwitchUser:  l.status.UserSwitch,
 		UID:         l.status.UID,
 		GID:         l.status.GID,
 		Landlock:    l.status.Landlock,
+		LandlockABI: l.status.LandlockABI,
 		ReadDirs:    l.read,
 		WriteDirs:   append(append(append([]string(nil), req.Dirs...), s.dir), l.write...),
 		DevFiles:    devFiles,
 		DenyNetwork: !l.status.Network,
-		Rlimits:     l.limits.rlimits(),
-		Supervise:   l.cgroups == nil,
 		Unset:       l.unset,
 	}
-	return spec
 }
 
 // devFiles are the device files every command may read and write.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
-
-// rlimits lists the limits that are set.
-func (lim Limits) rlimits() []rlimit {
-	var out []rlimit
-	for _, r := range []rlimit{
-		{syscall.RLIMIT_CPU, lim.CPUSeconds},
-		{syscall.RLIMIT_AS, lim.AddressSpace},
-		{syscall.RLIMIT_NOFILE, lim.OpenFiles},
-		{rlimitNproc, lim.Processes},
-		{syscall.RLIMIT_FSIZE, lim.FileSize},
-	} {
-		if r.Value > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// rlimitNproc is RLIMIT_NPROC, which package syscall does not name.
-const rlimitNproc = 6
 
 // Start starts the command. Every started command must be waited for.
 func (c *Cmd) Start() error {
@@ -144,16 +152,27 @@ func (c *Cmd) Start() error {
 		c.release()
 		return err
 	}
+	start := c.Cmd.Start
+	if c.cg != nil {
+		// Where a cgroup holds the command, toold confines it itself.
+		start = func() error {
+			fd, flags, err := c.sess.ruleset(c.spec)
+			if err != nil {
+				return err
+			}
+			return startConfined(c.Cmd, fd, flags)
+		}
+	}
 	var err error
 	if r := c.l.reaper; r != nil {
 		err = r.starting(func() (int, error) {
-			if err := c.Cmd.Start(); err != nil {
+			if err := start(); err != nil {
 				return 0, err
 			}
 			return c.Cmd.Process.Pid, nil
 		})
 	} else {
-		err = c.Cmd.Start()
+		err = start()
 	}
 	if c.cg != nil {
 		c.cg.closeFD()
@@ -197,7 +216,11 @@ func (c *Cmd) release() {
 	} else if c.Cmd.Process != nil {
 		killGroup(c.Cmd.Process.Pid)
 	}
-	if r := c.l.reaper; r != nil {
+	switch r := c.l.reaper; {
+	case r == nil:
+	case c.cg != nil:
+		r.sweepSoon()
+	default:
 		r.sweep()
 	}
 }
@@ -227,7 +250,7 @@ func (c *Cmd) Kill() error {
 }
 
 // Pid is the process id of the command's top process (bash, or the helper
-// that becomes or supervises bash), which is also its process group id.
+// that supervises bash), which is also its process group id.
 func (c *Cmd) Pid() int {
 	if c.Cmd.Process == nil {
 		return 0

@@ -11,8 +11,8 @@ import (
 	"syscall"
 )
 
-// Launcher starts the commands of every session through the helper. It is
-// safe for concurrent use.
+// Launcher starts the commands of every session, confined. It is safe for
+// concurrent use.
 type Launcher struct {
 	status Status
 	exe    string
@@ -116,12 +116,12 @@ func (l *Launcher) setup(opts Options) error {
 	} else {
 		st.User = fmt.Sprintf("uid %d (toold's own)", st.UID)
 	}
-	if !st.UserSwitch && l.limits.Processes > 0 {
-		// RLIMIT_NPROC counts every process of the user, toold's
-		// threads included, and root ignores it.
+	if !st.UserSwitch && st.UID == 0 {
+		// Root ignores RLIMIT_NPROC.
 		l.limits.Processes = 0
-		st.Limits.Processes = 0
 	}
+	l.limits = l.limits.clamp()
+	st.Limits = l.limits
 
 	l.setupCgroups(opts.CgroupDir)
 
@@ -204,8 +204,7 @@ func (l *Launcher) Status() Status {
 	return st
 }
 
-// Enabled reports whether commands go through the helper (any mode but
-// off).
+// Enabled reports whether commands are confined (any mode but off).
 func (l *Launcher) Enabled() bool { return l != nil && l.status.Mode != ModeOff }
 
 // Close kills every command still running, removes every session's
@@ -226,6 +225,9 @@ func (l *Launcher) Close() error {
 	}
 	if l.cgroups != nil {
 		errs = append(errs, l.cgroups.close())
+	}
+	if l.reaper != nil {
+		l.reaper.stop()
 	}
 	return errors.Join(errs...)
 }

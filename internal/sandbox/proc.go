@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"sync"
 )
 
 // procStat is what /proc/<pid>/stat says about a process.
@@ -60,3 +61,40 @@ func readStat(pid int) (procStat, bool) {
 	}
 	return p, true
 }
+
+// children lists this process's children that keep returns true for. It
+// reads the children files of this process's threads, which name only
+// them (reading every process of the machine takes milliseconds where
+// /proc is slow), and scans all processes where the kernel has no such
+// files (CONFIG_PROC_CHILDREN unset).
+func children(keep func(procStat) bool) []procStat {
+	self := os.Getpid()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil || !hasChildrenFiles() {
+		return processes(func(p procStat) bool { return p.ppid == self && keep(p) })
+	}
+	var out []procStat
+	for _, task := range tasks {
+		// A thread that has ended meanwhile has no file; its
+		// children, if any, have moved to another thread.
+		data, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		for _, w := range bytes.Fields(data) {
+			pid, err := strconv.Atoi(string(w))
+			if err != nil {
+				continue
+			}
+			if p, ok := readStat(pid); ok && p.ppid == self && keep(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// hasChildrenFiles reports whether the kernel lists each thread's children
+// in /proc; the main thread's file exists for as long as the process.
+var hasChildrenFiles = sync.OnceValue(func() bool {
+	pid := strconv.Itoa(os.Getpid())
+	_, err := os.Stat("/proc/" + pid + "/task/" + pid + "/children")
+	return err == nil
+})

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -25,7 +24,7 @@ import (
 // toold itself as the container's pid 1. Live strays there belong to
 // running commands and are left alone.
 type reaper struct {
-	self, session int
+	session int
 	// kill: strays are killed (no cgroups), not only reaped.
 	kill bool
 	// mu is held while a helper is cloned and recorded, and during a
@@ -37,6 +36,10 @@ type reaper struct {
 	// an unrelated new child that got the pid.
 	reapMu  sync.Mutex
 	reaping map[int]bool
+	// wake asks the background sweeper for a sweep; a request made while
+	// one is pending folds into it.
+	wake     chan struct{}
+	stopOnce sync.Once
 }
 
 func newReaper(kill bool) (*reaper, error) {
@@ -47,7 +50,28 @@ func newReaper(kill bool) (*reaper, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reaper{self: os.Getpid(), session: sid, kill: kill, helpers: make(map[int]bool), reaping: make(map[int]bool)}, nil
+	r := &reaper{session: sid, kill: kill, helpers: make(map[int]bool), reaping: make(map[int]bool), wake: make(chan struct{}, 1)}
+	go func() {
+		for range r.wake {
+			r.sweep()
+		}
+	}()
+	return r, nil
+}
+
+// sweepSoon sweeps in the background. With cgroups, cgroup.kill has killed
+// what a command left; the sweep only reaps, and reading every process of
+// the machine should not hold up the call that ended.
+func (r *reaper) sweepSoon() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the background sweeper.
+func (r *reaper) stop() {
+	r.stopOnce.Do(func() { close(r.wake) })
 }
 
 // starting runs start (which clones a helper and returns its pid) so that
@@ -76,8 +100,8 @@ func (r *reaper) sweep() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		strays := processes(func(p procStat) bool {
-			return p.ppid == r.self && p.session != r.session && !r.helpers[p.pid]
+		strays := children(func(p procStat) bool {
+			return p.session != r.session && !r.helpers[p.pid]
 		})
 		live := 0
 		for _, p := range strays {

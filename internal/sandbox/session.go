@@ -8,8 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // session is a session's share of the sandbox: its temporary directory
@@ -23,6 +26,15 @@ type session struct {
 	closed   bool
 	prepared map[string]bool
 	cmds     map[*Cmd]bool
+	// rulesets are the Landlock rulesets built for the session's commands,
+	// by their writable directories; a ruleset can be enforced any number
+	// of times, and building one opens every directory it names.
+	rulesets map[string]ruleset
+}
+
+type ruleset struct {
+	fd    int
+	flags uint32
 }
 
 // errClosed: the session or the launcher was closed.
@@ -44,7 +56,7 @@ func (l *Launcher) session(id string) (*session, error) {
 	s := &session{
 		dir: dir, home: filepath.Join(dir, "home"), tmp: filepath.Join(dir, "tmp"),
 		uid: l.status.UID, gid: l.status.GID, owned: l.status.UserSwitch,
-		prepared: make(map[string]bool), cmds: make(map[*Cmd]bool),
+		prepared: make(map[string]bool), cmds: make(map[*Cmd]bool), rulesets: make(map[string]ruleset),
 	}
 	for _, d := range []string{s.dir, s.home, s.tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -144,6 +156,27 @@ func chownTree(root string, uid, gid int) error {
 	})
 }
 
+// ruleset returns the Landlock ruleset for spec, built on first use; -1
+// when spec asks for none. The descriptor stays the session's: it is closed
+// with the session, after every command that could use it has ended.
+func (s *session) ruleset(spec *helperSpec) (int, uint32, error) {
+	if !spec.Landlock {
+		return -1, 0, nil
+	}
+	key := strings.Join(spec.WriteDirs, "\x00")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.rulesets[key]; ok {
+		return r.fd, r.flags, nil
+	}
+	fd, flags, err := spec.rulesetFD()
+	if err != nil {
+		return -1, 0, err
+	}
+	s.rulesets[key] = ruleset{fd, flags}
+	return fd, flags, nil
+}
+
 func (s *session) add(c *Cmd) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -175,5 +208,11 @@ func (s *session) close() error {
 	for _, c := range cmds {
 		<-c.done
 	}
+	s.mu.Lock()
+	for _, r := range s.rulesets {
+		unix.Close(r.fd)
+	}
+	clear(s.rulesets)
+	s.mu.Unlock()
 	return os.RemoveAll(s.dir)
 }

@@ -5,10 +5,11 @@ import (
 	"fmt"
 )
 
-// helperSpec is what toold tells the helper, as JSON in the helper's first
-// argument. The helper trusts it: only toold starts the helper with
-// privileges, and a confined command that starts it again can only narrow
-// its own confinement further.
+// helperSpec is how one command is confined. toold applies it itself where
+// a cgroup holds the command; otherwise it passes it to the helper, as JSON
+// in the helper's first argument. The helper trusts it: only toold starts
+// the helper with privileges, and a confined command that starts it again
+// can only narrow its own confinement further.
 type helperSpec struct {
 	// Path is the program to exec (bash); its argv follows "--".
 	Path string `json:"path"`
@@ -20,6 +21,8 @@ type helperSpec struct {
 	// Landlock applies the rules below; without it only no_new_privs is
 	// set.
 	Landlock bool `json:"landlock,omitempty"`
+	// LandlockABI is the kernel's Landlock ABI version, as probed.
+	LandlockABI int `json:"landlock_abi,omitempty"`
 	// ReadDirs may be read and executed; WriteDirs also written; DevFiles
 	// are device files opened for reading and writing (/dev/null).
 	ReadDirs  []string `json:"read_dirs,omitempty"`
@@ -27,20 +30,9 @@ type helperSpec struct {
 	DevFiles  []string `json:"dev_files,omitempty"`
 	// DenyNetwork denies TCP (and, where handled, UDP) connect and bind.
 	DenyNetwork bool `json:"deny_network,omitempty"`
-	// Rlimits are applied before exec.
-	Rlimits []rlimit `json:"rlimits,omitempty"`
-	// Supervise: there is no cgroup, so the helper stays as the parent
-	// and subreaper of the command, which keeps the command's orphans
-	// among its descendants until it ends, instead of exec'ing.
-	Supervise bool `json:"supervise,omitempty"`
 	// Unset names variables of the helper's environment that must not
 	// reach the command.
 	Unset []string `json:"unset,omitempty"`
-}
-
-type rlimit struct {
-	Resource int    `json:"resource"`
-	Value    uint64 `json:"value"`
 }
 
 func (s *helperSpec) encode() string {

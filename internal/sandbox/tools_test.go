@@ -99,3 +99,21 @@ func TestBackgroundShellKillEndsEscapedProcesses(t *testing.T) {
 		t.Errorf("the setsid'd sleep %s outlived KillShell: %s", pid, stat)
 	}
 }
+
+// A syntax error on the command's first line makes bash echo that line;
+// the echo shows the model's command, not the text the sandbox and the
+// Bash tool put before it.
+func TestSyntaxErrorEchoesOnlyTheCommand(t *testing.T) {
+	tl, _, _, env := newSandboxedBash(t)
+	res, err := tooltest.Run(t, tl, env, map[string]any{"command": "cd . && echo ("})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := tooltest.Text(res)
+	if !res.IsError || !strings.Contains(text, "syntax error") || !strings.Contains(text, "`cd . && echo ('") {
+		t.Errorf("syntax error result: %q", text)
+	}
+	if strings.Contains(text, "ulimit") || strings.Contains(text, "trap") {
+		t.Errorf("the echo shows toold's own text: %q", text)
+	}
+}

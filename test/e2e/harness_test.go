@@ -94,12 +94,29 @@ type daemon struct {
 // startToold starts the binary on a free port and waits until it answers.
 func startToold(t *testing.T, extraArgs ...string) *daemon {
 	t.Helper()
+	return startTooldAs(t, -1, extraArgs...)
+}
+
+// startTooldAs starts toold as user uid (its own group, no other groups),
+// or as the test's user when uid is -1. The test must be root to switch.
+func startTooldAs(t *testing.T, uid int, extraArgs ...string) *daemon {
+	t.Helper()
 	d := &daemon{addr: freeAddr(t), root: filepath.Join(t.TempDir(), "workspaces"), logs: &syncBuffer{}, done: make(chan struct{})}
 	passThrough(t, filepath.Dir(d.root))
 	args := append([]string{"--listen", d.addr, "--workspace-root", d.root, "--log-level", "debug"}, extraArgs...)
 	d.cmd = exec.Command(binary(t), args...)
 	d.cmd.Stderr = d.logs
 	d.cmd.Env = append(os.Environ(), "TOOLD_TEST_SECRET=do-not-leak")
+	if uid >= 0 {
+		// toold makes its workspaces here and runs its binaries from
+		// the build directory.
+		if err := os.Chown(filepath.Dir(d.root), uid, uid); err != nil {
+			t.Fatal(err)
+		}
+		passThrough(t, binary(t))
+		d.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
+		d.cmd.Env = append(d.cmd.Env, "HOME="+filepath.Dir(d.root), "TMPDIR="+filepath.Dir(d.root))
+	}
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

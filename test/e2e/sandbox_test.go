@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -180,4 +182,79 @@ func TestSandboxRequiredRefusesToStart(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "sandbox required") {
 		t.Fatalf("toold --sandbox required: %v\n%s", err, out)
 	}
+}
+
+// A toold that is not root (uid 10001, as with runAsUser in a pod) still
+// keeps commands from writing outside the session, from reading its
+// environment and from leaving processes behind, and bounds their
+// processes with RLIMIT_NPROC.
+func TestSandboxAsNonRootToold(t *testing.T) {
+	const uid = 10001
+	if os.Geteuid() != 0 {
+		t.Logf("the tests run as uid %d: every other test here already drives a non-root toold", os.Geteuid())
+		return
+	}
+	d := startTooldAs(t, uid, "--sandbox-rlimit-nproc", "200")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, sb := serverInfo(t, ctx, d.addr)
+	if sb["userSwitch"] == true || !strings.Contains(out, `"user": "uid 10001 (toold's own)"`) {
+		t.Fatalf("toold as uid %d reports: %s", uid, out)
+	}
+	sid := createSession(t, ctx, d.addr)
+	if r := execute(t, ctx, d.addr, sid, "id", "Bash", map[string]any{"command": "id -u"}); r.Text != "10001" {
+		t.Fatalf("commands run as %q", r.Text)
+	}
+
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.Mkdir(outside, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(outside, 0o777)
+	passThrough(t, outside)
+	r := execute(t, ctx, d.addr, sid, "w", "Bash", map[string]any{"command": "echo escaped > " + outside + "/x"})
+	if sb["landlock"] != true {
+		t.Logf("MISSING on this machine: Landlock (%v); a non-root toold cannot keep its commands out of directories its user may write", sb["missing"])
+	} else if !r.IsError || !strings.Contains(r.Text, "Permission denied") {
+		t.Errorf("a write outside the workspace was not refused: %+v", r)
+	}
+
+	// Same user as toold: only Landlock's ptrace rule stands between the
+	// command and toold's /proc/<pid>/environ.
+	r = execute(t, ctx, d.addr, sid, "env", "Bash", map[string]any{"command": "tr '\\0' '\\n' < /proc/" + strconv.Itoa(d.cmd.Process.Pid) + "/environ; env"})
+	if strings.Contains(r.Text, "do-not-leak") {
+		t.Errorf("the command read toold's environment: %s", r.Text)
+	}
+
+	r = execute(t, ctx, d.addr, sid, "orphans", "Bash", map[string]any{"command": "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; ( sleep 1001 </dev/null >/dev/null 2>&1 & echo $! ); sleep 0.2"})
+	pids := strings.Fields(r.Text)
+	if len(pids) != 2 {
+		t.Fatalf("orphans: %q", r.Text)
+	}
+	for _, p := range pids {
+		pid, _ := strconv.Atoi(p)
+		if processAlive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d (setsid or double fork) outlived the call", pid)
+		}
+	}
+
+	// bash retries a refused fork for a while; the call's timeout ends it.
+	r = execute(t, ctx, d.addr, sid, "bomb", "Bash", map[string]any{"command": "for i in $(seq 1 1000); do sleep 1000 & done; echo ALL STARTED", "timeout": 5000})
+	if strings.Contains(r.Text, "ALL STARTED") || !strings.Contains(r.Text, "Resource temporarily unavailable") {
+		t.Errorf("the process limit did not stop the loop: %s", r.Text)
+	}
+	if r := execute(t, ctx, d.addr, sid, "after", "Bash", map[string]any{"command": "echo still here"}); r.Text != "still here" {
+		t.Errorf("toold could not run a command after the fork bomb: %+v", r)
+	}
+}
+
+// processAlive reports whether pid is a process that is not a zombie.
+func processAlive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i > 0 && i+2 < len(data) && data[i+2] != 'Z'
 }

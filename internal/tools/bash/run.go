@@ -63,6 +63,10 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	cmd := proc.Exec()
 	out := newCapture(progress, t.keepChars, func() { stop(errOverflow) })
+	// The sandbox may put its own text (resource limits) before ours.
+	if sp, ok := proc.(interface{ ScriptPrefix() string }); ok {
+		prefix = sp.ScriptPrefix() + prefix
+	}
 	if prefix != "" {
 		out.err.hide = []byte(prefix)
 	}

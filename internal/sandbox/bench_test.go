@@ -9,13 +9,17 @@ import (
 )
 
 // BenchmarkBashTrue measures `bash -c true` started directly and through
-// the helper, and reports the median of each and the median the helper
-// adds (added-p50-ns). The helper's figure includes the re-exec of the
-// binary, the Landlock ruleset, the user switch and, where it exists, the
-// cgroup made, entered at clone and removed per command.
+// the sandbox, and reports the median of each and the median the sandbox
+// adds (added-p50-ns), with the default limits.
+//
+// cgroup: toold confines the command itself (Landlock ruleset, user
+// switch, a cgroup entered at clone and removed after; the ulimit prefix).
+// helper: there is no cgroup, and one of the pool's helpers runs the
+// command (request and descriptors over its socket, the same confinement,
+// the status sent back).
 func BenchmarkBashTrue(b *testing.B) {
 	b.Run("cgroup", func(b *testing.B) { benchBashTrue(b, "") })
-	b.Run("subreaper", func(b *testing.B) { benchBashTrue(b, "-") })
+	b.Run("helper", func(b *testing.B) { benchBashTrue(b, "-") })
 }
 
 func benchBashTrue(b *testing.B, cgroupDir string) {
@@ -25,7 +29,7 @@ func benchBashTrue(b *testing.B, cgroupDir string) {
 	}
 	f := newFixture(b, Options{CgroupDir: cgroupDir, Limits: DefaultLimits()})
 	if cgroupDir == "" && !f.l.Status().Cgroup {
-		b.Logf("MISSING on this machine: per-command cgroups (%v); this figure is the subreaper's", f.l.Status().Missing)
+		b.Logf("MISSING on this machine: per-command cgroups (%v); this figure is the helper's", f.l.Status().Missing)
 	}
 	direct := make([]time.Duration, 0, b.N)
 	helped := make([]time.Duration, 0, b.N)

@@ -41,9 +41,19 @@ type Cmd struct {
 	// done is closed once Wait has cleaned up.
 	done chan struct{}
 
+	// ctx, helper and helped are set where a helper runs the command.
+	ctx    context.Context
+	helper *warmHelper
+	helped *helped
+
 	mu      sync.Mutex
 	started bool
 	ended   bool
+	// killed: Kill ended the command (a helper, with it).
+	killed bool
+	// status is a helped command's wait status.
+	status    syscall.WaitStatus
+	hasStatus bool
 }
 
 // Command prepares a command: Args must be bash -c SCRIPT. With a non-nil
@@ -90,13 +100,12 @@ func (l *Launcher) Command(ctx context.Context, req Request) (*Cmd, error) {
 	}
 	c.spec = l.spec(sess, req)
 	env = l.environ(sess, env)
+	cmd.Path, cmd.Args, cmd.Env = req.Path, args, env
 	if l.cgroups == nil {
-		cmd.Path = l.exe
-		cmd.Args = append(append(append([]string{l.exe}, l.args...), c.spec.encode(), "--"), args...)
-		cmd.Env = append(env, l.env...)
+		// A helper will run it; cmd only carries the request.
+		c.ctx = ctx
 		return c, nil
 	}
-	cmd.Path, cmd.Args, cmd.Env = req.Path, args, env
 	cmd.SysProcAttr.Credential = c.spec.credential()
 	cg, err := l.cgroups.create(l.limits)
 	if err != nil {
@@ -136,7 +145,6 @@ func (l *Launcher) spec(s *session, req Request) *helperSpec {
 		WriteDirs:   append(append(append([]string(nil), req.Dirs...), s.dir), l.write...),
 		DevFiles:    devFiles,
 		DenyNetwork: !l.status.Network,
-		Unset:       l.unset,
 	}
 }
 
@@ -152,8 +160,11 @@ func (c *Cmd) Start() error {
 		c.release()
 		return err
 	}
+	if c.cg == nil {
+		return c.startWithHelper()
+	}
 	start := c.Cmd.Start
-	if c.cg != nil {
+	{
 		// Where a cgroup holds the command, toold confines it itself.
 		start = func() error {
 			fd, flags, err := c.sess.ruleset(c.spec)
@@ -174,9 +185,7 @@ func (c *Cmd) Start() error {
 	} else {
 		err = start()
 	}
-	if c.cg != nil {
-		c.cg.closeFD()
-	}
+	c.cg.closeFD()
 	if err != nil {
 		c.sess.remove(c)
 		c.release()
@@ -188,40 +197,92 @@ func (c *Cmd) Start() error {
 	return nil
 }
 
+func (c *Cmd) startWithHelper() error {
+	if err := c.startHelped(); err != nil {
+		c.sess.remove(c)
+		c.release()
+		return err
+	}
+	c.mu.Lock()
+	c.started = true
+	c.mu.Unlock()
+	c.helped.watch(c.ctx, c.Kill)
+	return nil
+}
+
 // Wait waits for the command, then kills every process it left behind
 // (those that left its process group and session included) and removes
 // its cgroup.
 func (c *Cmd) Wait() error {
-	err := c.Cmd.Wait()
+	var err error
+	if c.helped != nil {
+		c.status, c.hasStatus, err = c.waitHelped()
+	} else {
+		err = c.Cmd.Wait()
+	}
 	c.mu.Lock()
 	c.ended = true
+	killed := c.killed
 	c.mu.Unlock()
 	if c.sess == nil {
 		killGroup(c.Cmd.Process.Pid)
 		return err
 	}
-	if r := c.l.reaper; r != nil {
-		r.ended(c.Cmd.Process.Pid)
+	switch {
+	case c.helper == nil:
+		if r := c.l.reaper; r != nil {
+			r.ended(c.Cmd.Process.Pid)
+		}
+	case killed || c.helper.dead || !c.hasStatus:
+		// Kill may have hit the helper after it sent the status.
+		c.helper.discard()
+		c.l.warm.refill()
+	default:
+		c.l.warm.put(c.helper)
 	}
 	c.release()
 	c.sess.remove(c)
 	return err
 }
 
+// Status is the command's wait status once Wait has returned; false when
+// it could not be waited for.
+func (c *Cmd) Status() (syscall.WaitStatus, bool) {
+	if c.helped != nil {
+		return c.status, c.hasStatus
+	}
+	if ps := c.Cmd.ProcessState; ps != nil {
+		ws, ok := ps.Sys().(syscall.WaitStatus)
+		return ws, ok
+	}
+	return 0, false
+}
+
 // release kills what is left of the command and frees its cgroup.
 func (c *Cmd) release() {
 	defer close(c.done)
-	if c.cg != nil {
+	switch {
+	case c.cg != nil:
 		c.cg.remove()
-	} else if c.Cmd.Process != nil {
+	case c.helper != nil:
+		// The helper has killed what the command left, or Kill has
+		// killed the helper's group; the helper may serve another
+		// command by now.
+	case c.Cmd.Process != nil:
 		killGroup(c.Cmd.Process.Pid)
 	}
+	// A helper kills what its command leaves before it exits; only one
+	// killed with its command may leave strays to toold, which must be
+	// gone before the call ends. The rest is reaping, which can wait.
+	c.mu.Lock()
+	killed := c.killed
+	c.mu.Unlock()
 	switch r := c.l.reaper; {
 	case r == nil:
-	case c.cg != nil:
-		r.sweepSoon()
-	default:
+	case c.cg == nil && (killed || c.helper == nil || c.helper.dead):
 		r.sweep()
+	default:
+		r.sweepSoon()
 	}
 }
 
@@ -242,6 +303,7 @@ func (c *Cmd) Kill() error {
 	if c.Cmd.Process == nil {
 		return os.ErrProcessDone
 	}
+	c.killed = true
 	err := killGroup(c.Cmd.Process.Pid)
 	if errors.Is(err, syscall.ESRCH) {
 		return os.ErrProcessDone

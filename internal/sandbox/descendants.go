@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"errors"
-	"os"
-	"os/signal"
 	"syscall"
 	"time"
 )
@@ -34,13 +32,4 @@ func killDescendants() {
 			time.Sleep(time.Millisecond)
 		}
 	}
-}
-
-// raise ends the helper with the signal that ended bash, so that toold sees
-// the same status as without the helper.
-func raise(sig syscall.Signal) {
-	signal.Reset(sig)
-	syscall.Kill(os.Getpid(), sig)
-	// A signal the runtime keeps (SIGSEGV and kin) returns here.
-	time.Sleep(10 * time.Millisecond)
 }

@@ -1,13 +1,14 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
-	"slices"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -20,69 +21,98 @@ const (
 	exitNotFound = 127
 )
 
-// HelperMain is the hidden subcommand `toold sandbox-exec SPEC -- ARGV...`.
-// toold must call it before it parses flags or starts anything else, and
-// exit with its result.
+// HelperMain is the hidden subcommand `toold sandbox-exec`. toold must call
+// it before it parses flags or starts anything else, and exit with its
+// result.
 //
-// toold needs it only where no cgroup can hold a command. The helper then
-// stays as the command's parent and a child subreaper: a process that the
-// command orphans (double fork, setsid) is re-parented to the helper rather
-// than to toold, so it stays attributed to this call. The helper stays
-// toold's user and unconfined, so that a command switched to another user
-// cannot kill it (it runs no code but this); it starts bash confined as
-// SPEC says, as toold does where cgroups exist, waits for it, kills every
-// process left under it and exits with bash's status.
+// toold needs it only where no cgroup can hold a command, and starts it
+// before a command needs it (see warmPool). The helper is a child
+// subreaper: a process that a command orphans (double fork, setsid) is
+// re-parented to the helper rather than to toold, so it stays attributed
+// to that command. The helper stays toold's user and unconfined, so that a
+// command switched to another user cannot kill it (it runs no code but
+// this), and serves one command at a time over the socket on descriptor
+// 3: it starts bash confined as the request says, as toold does where
+// cgroups exist, waits for it, kills every process left under it and sends
+// back bash's wait status. It exits when toold closes the socket or goes
+// away.
 func HelperMain(args []string) int {
-	if len(args) < 3 || args[1] != "--" {
+	if len(args) > 0 {
 		fmt.Fprintln(os.Stderr, "toold sandbox-exec: internal command of toold; not for direct use")
 		return exitSetup
 	}
-	spec, err := decodeSpec(args[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "toold sandbox-exec:", err)
-		return exitSetup
-	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return setupFailed(fmt.Errorf("becoming a child subreaper: %w", err))
-	}
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		name, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(spec.Unset, name)
-	})
-	cmd := &exec.Cmd{
-		Path: spec.Path, Args: args[2:], Env: env,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		SysProcAttr: &syscall.SysProcAttr{Credential: spec.credential()},
-	}
-	fd, flags, err := spec.rulesetFD()
-	if err != nil {
-		return setupFailed(err)
+		return setupFailed(os.Stderr, fmt.Errorf("becoming a child subreaper: %w", err))
 	}
 	// Signals meant for the command's group reach the helper too; it must
 	// outlive the command to clean up after it.
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
-	err = startConfined(cmd, fd, flags)
-	if fd >= 0 {
-		unix.Close(fd)
+	// FileConn works on a duplicate; descriptor 3 itself must not reach
+	// bash.
+	f := os.NewFile(3, "toold")
+	sock, err := net.FileConn(f)
+	f.Close()
+	conn, ok := sock.(*net.UnixConn)
+	if err != nil || !ok {
+		return setupFailed(os.Stderr, fmt.Errorf("no connection to toold on descriptor 3: %v", err))
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bash: %s: %v\n", spec.Path, err)
-		if errors.Is(err, syscall.ENOENT) {
-			return exitNotFound
+	for {
+		req, files, err := receiveRequest(conn)
+		if errors.Is(err, io.EOF) {
+			return 0 // toold closed the pool or ended
 		}
-		return exitSetup
+		if err != nil {
+			// toold and the helper no longer agree on the protocol.
+			out := io.Writer(os.Stderr)
+			if files.stdio[2] != nil {
+				out = files.stdio[2]
+			}
+			return setupFailed(out, err)
+		}
+		status := run(req, files)
+		if _, err := conn.Write(binary.BigEndian.AppendUint32(nil, uint32(status))); err != nil {
+			return exitSetup
+		}
+	}
+}
+
+// run runs one command and returns its wait status once every process it
+// left is gone.
+func run(req *helperRequest, files helperFiles) syscall.WaitStatus {
+	stdio := files.stdio
+	defer func() {
+		for _, f := range stdio {
+			f.Close()
+		}
+		if files.ruleset >= 0 {
+			unix.Close(files.ruleset)
+		}
+	}()
+	spec := &req.Spec
+	cmd := &exec.Cmd{
+		Path: spec.Path, Args: req.Args, Env: req.Env, Dir: req.Dir,
+		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
+		SysProcAttr: &syscall.SysProcAttr{Credential: spec.credential()},
+	}
+	if err := startConfined(cmd, files.ruleset, req.RulesetFlags); err != nil {
+		fmt.Fprintf(stdio[2], "bash: %s: %v\n", spec.Path, err)
+		if errors.Is(err, syscall.ENOENT) {
+			return exitNotFound << 8
+		}
+		return exitSetup << 8
+	}
+	// bash has its own copies; toold's reader sees the end of the output
+	// when the command's processes are gone, not when the helper is.
+	for _, f := range stdio {
+		f.Close()
 	}
 	cmd.Wait()
 	killDescendants()
 	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if status.Signaled() {
-		raise(status.Signal())
-		return 128 + int(status.Signal())
-	}
-	return status.ExitStatus()
+	return status
 }
 
-func setupFailed(err error) int {
-	fmt.Fprintln(os.Stderr, "toold sandbox-exec: the command was not started:", err)
+func setupFailed(w io.Writer, err error) int {
+	fmt.Fprintln(w, "toold sandbox-exec: the command was not started:", err)
 	return exitSetup
 }

@@ -18,7 +18,6 @@ type Launcher struct {
 	exe    string
 	args   []string
 	env    []string
-	unset  []string
 	read   []string
 	write  []string
 	limits Limits
@@ -26,6 +25,8 @@ type Launcher struct {
 	// instead.
 	cgroups *cgroupTree
 	reaper  *reaper
+	// warm holds helpers started ahead, where there are no cgroups.
+	warm *warmPool
 	// stateDir holds one temporary directory per session.
 	stateDir string
 
@@ -82,10 +83,6 @@ func (l *Launcher) setup(opts Options) error {
 		l.args = []string{HelperCommand}
 	}
 	l.env = opts.HelperEnv
-	for _, kv := range opts.HelperEnv {
-		name, _, _ := strings.Cut(kv, "=")
-		l.unset = append(l.unset, name)
-	}
 	l.read = append(append([]string(nil), DefaultReadDirs...), opts.ReadDirs...)
 	l.write = opts.WriteDirs
 
@@ -124,6 +121,13 @@ func (l *Launcher) setup(opts Options) error {
 	st.Limits = l.limits
 
 	l.setupCgroups(opts.CgroupDir)
+	if l.cgroups == nil {
+		size := opts.WarmHelpers
+		if size == 0 {
+			size = DefaultWarmHelpers
+		}
+		l.warm = newWarmPool(l, max(size, 0))
+	}
 
 	dir, err := os.MkdirTemp(opts.StateDir, "toold-sandbox-")
 	if err != nil {
@@ -211,6 +215,9 @@ func (l *Launcher) Enabled() bool { return l != nil && l.status.Mode != ModeOff 
 // temporary directory and the cgroup subtree. Call it on shutdown, after
 // the background shells are closed.
 func (l *Launcher) Close() error {
+	if l.warm != nil {
+		l.warm.close()
+	}
 	l.mu.Lock()
 	l.closed = true
 	sessions := l.sessions

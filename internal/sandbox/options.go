@@ -92,15 +92,22 @@ type Options struct {
 	// HelperArgs are the arguments that select the helper subcommand.
 	// Empty: {HelperCommand}.
 	HelperArgs []string
-	// HelperEnv is added to the helper's environment and removed again
-	// before bash starts. Tests use it to make the test binary act as
+	// HelperEnv is the helper's whole environment (a command's own comes
+	// with its request). Tests use it to make the test binary act as
 	// toold.
 	HelperEnv []string
+	// WarmHelpers is how many helpers are kept started ahead of need,
+	// where commands run through the helper. 0: DefaultWarmHelpers;
+	// negative: none, each command waits for its helper to start.
+	WarmHelpers int
 	// CgroupDir overrides the cgroup v2 directory under which command
 	// cgroups are made. Empty: toold's own cgroup. "-" disables cgroups,
 	// which selects the subreaper fallback.
 	CgroupDir string
 }
+
+// DefaultWarmHelpers is the number of helpers kept started ahead.
+const DefaultWarmHelpers = 2
 
 // HelperCommand is the hidden toold subcommand that runs HelperMain.
 const HelperCommand = "sandbox-exec"

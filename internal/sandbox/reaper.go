@@ -27,6 +27,17 @@ type reaper struct {
 	session int
 	// kill: strays are killed (no cgroups), not only reaped.
 	kill bool
+	*registry
+	// wake asks the background sweeper for a sweep; a request made while
+	// one is pending folds into it.
+	wake     chan struct{}
+	stopOnce sync.Once
+}
+
+// registry is what every reaper of the process knows: toold's process is
+// the subreaper, not one Launcher, and one Launcher's sweep must not take
+// another's helpers for strays.
+type registry struct {
 	// mu is held while a helper is cloned and recorded, and during a
 	// sweep, so that a sweep never sees an unrecorded helper.
 	mu      sync.Mutex
@@ -36,11 +47,9 @@ type reaper struct {
 	// an unrelated new child that got the pid.
 	reapMu  sync.Mutex
 	reaping map[int]bool
-	// wake asks the background sweeper for a sweep; a request made while
-	// one is pending folds into it.
-	wake     chan struct{}
-	stopOnce sync.Once
 }
+
+var processChildren = &registry{helpers: make(map[int]bool), reaping: make(map[int]bool)}
 
 func newReaper(kill bool) (*reaper, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -50,7 +59,7 @@ func newReaper(kill bool) (*reaper, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reaper{session: sid, kill: kill, helpers: make(map[int]bool), reaping: make(map[int]bool), wake: make(chan struct{}, 1)}
+	r := &reaper{session: sid, kill: kill, registry: processChildren, wake: make(chan struct{}, 1)}
 	go func() {
 		for range r.wake {
 			r.sweep()

@@ -1,17 +1,12 @@
 package sandbox
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // helperSpec is how one command is confined. toold applies it itself where
-// a cgroup holds the command; otherwise it passes it to the helper, as JSON
-// in the helper's first argument. The helper trusts it: only toold starts
-// the helper with privileges, and a confined command that starts it again
-// can only narrow its own confinement further.
+// a cgroup holds the command; otherwise it sends it to a helper, which
+// trusts it: only toold starts the helper with privileges, and a confined
+// command that starts it again can only narrow its own confinement
+// further.
 type helperSpec struct {
-	// Path is the program to exec (bash); its argv follows "--".
+	// Path is the program to run (bash).
 	Path string `json:"path"`
 	// UID and GID switch the user when SwitchUser is set; supplementary
 	// groups are dropped.
@@ -30,27 +25,4 @@ type helperSpec struct {
 	DevFiles  []string `json:"dev_files,omitempty"`
 	// DenyNetwork denies TCP (and, where handled, UDP) connect and bind.
 	DenyNetwork bool `json:"deny_network,omitempty"`
-	// Unset names variables of the helper's environment that must not
-	// reach the command.
-	Unset []string `json:"unset,omitempty"`
-}
-
-func (s *helperSpec) encode() string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		// Every field is a plain value.
-		panic(err)
-	}
-	return string(b)
-}
-
-func decodeSpec(arg string) (*helperSpec, error) {
-	var s helperSpec
-	if err := json.Unmarshal([]byte(arg), &s); err != nil {
-		return nil, fmt.Errorf("bad helper instructions: %w", err)
-	}
-	if s.Path == "" {
-		return nil, fmt.Errorf("bad helper instructions: no program")
-	}
-	return &s, nil
 }

@@ -22,7 +22,7 @@ func newSandboxedBash(t *testing.T) (tool.Tool, *shells.Registry, *sandbox.Launc
 	l, err := sandbox.New(sandbox.Options{
 		Mode:      sandbox.ModeBestEffort,
 		Network:   true,
-		HelperEnv: []string{"TOOLD_SANDBOX_TEST_HELPER=1"},
+		HelperEnv: []string{"TOOLD_SANDBOX_TEST_HELPER=1", "GORACE=atexit_sleep_ms=0"},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

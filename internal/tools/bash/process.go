@@ -44,6 +44,8 @@ func (g groupProcess) Exec() *exec.Cmd { return g.cmd }
 func (g groupProcess) Start() error    { return g.cmd.Start() }
 func (g groupProcess) Kill() error     { return killGroup(g.cmd.Process.Pid) }
 
+func (g groupProcess) Status() (syscall.WaitStatus, bool) { return shells.StatusOf(g.cmd) }
+
 func (g groupProcess) Wait() error {
 	err := g.cmd.Wait()
 	killGroup(g.cmd.Process.Pid)

@@ -86,11 +86,10 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		finalCwd, note = carryCwd(ctx, env, cwd, readCwdFile(cwdFile))
 	}
 	text, truncated := out.text()
-	ps := cmd.ProcessState
-	if ps == nil {
+	status, ok := proc.Status()
+	if !ok {
 		return nil, tool.Errorf(tool.KindInternal, "waiting for bash failed: %v", waitErr)
 	}
-	status, _ := ps.Sys().(syscall.WaitStatus)
 	selfExited := status.Exited()
 
 	switch {

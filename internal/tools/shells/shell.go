@@ -144,8 +144,7 @@ func (sh *shell) wait(proc Process, r *os.File, copied <-chan struct{}) {
 	sh.out.finish()
 
 	code := -1 // bash could not be waited for, which leaves its status unknown
-	if ps := proc.Exec().ProcessState; ps != nil {
-		status, _ := ps.Sys().(syscall.WaitStatus)
+	if status, ok := proc.Status(); ok {
 		code = status.ExitStatus()
 		if status.Signaled() {
 			code = 128 + int(status.Signal())

@@ -43,6 +43,9 @@ type Process interface {
 	Wait() error
 	// Kill kills every process of the command.
 	Kill() error
+	// Status is the command's wait status once Wait has returned; false
+	// when it could not be waited for.
+	Status() (syscall.WaitStatus, bool)
 }
 
 // Start runs spec in its own process group with standard input empty and
@@ -166,8 +169,9 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 // is killed.
 type groupProcess struct{ cmd *exec.Cmd }
 
-func (g groupProcess) Exec() *exec.Cmd { return g.cmd }
-func (g groupProcess) Start() error    { return g.cmd.Start() }
+func (g groupProcess) Exec() *exec.Cmd                    { return g.cmd }
+func (g groupProcess) Start() error                       { return g.cmd.Start() }
+func (g groupProcess) Status() (syscall.WaitStatus, bool) { return StatusOf(g.cmd) }
 
 // Wait reaps bash, then kills what is left of its group. While any member
 // lives, the group id cannot be reused; Linux hands out pids in sequence,
@@ -181,4 +185,13 @@ func (g groupProcess) Wait() error {
 func (g groupProcess) Kill() error {
 	killGroup(g.cmd.Process.Pid)
 	return nil
+}
+
+// StatusOf is the wait status of a command that exec.Cmd has waited for.
+func StatusOf(cmd *exec.Cmd) (syscall.WaitStatus, bool) {
+	if cmd.ProcessState == nil {
+		return 0, false
+	}
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ws, ok
 }

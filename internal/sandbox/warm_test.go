@@ -141,4 +141,3 @@ func TestHelperRequestChecks(t *testing.T) {
 	}
 	b.Close()
 }
-

@@ -17,4 +17,6 @@ echo "$out" | awk '
     printf "Read throughput / health (64 conc): %.2fx\n", ns["BenchmarkHealthCheck/parallel64"]/ns["BenchmarkExecuteRead/parallel64"]
     printf "Execute floor p50 / health p50:     %.2fx\n", p50["BenchmarkExecuteFloor"]/p50["BenchmarkHealthCheck/serial"]
     printf "Bash true added p50:               %.0f us\n", (p50["BenchmarkExecuteBashTrue"]-p50["BenchmarkExecBashTrue"])/1000
+    printf "  sandboxed, cgroup:               %.0f us\n", (p50["BenchmarkExecuteBashTrueSandboxed/cgroup"]-p50["BenchmarkExecBashTrue"])/1000
+    printf "  sandboxed, helper:               %.0f us\n", (p50["BenchmarkExecuteBashTrueSandboxed/helper"]-p50["BenchmarkExecBashTrue"])/1000
   }'

@@ -6,6 +6,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -27,6 +28,7 @@ import (
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/bash"
@@ -46,9 +48,11 @@ type fixture struct {
 // the in-memory store.
 func start(b *testing.B) *fixture { return startWith(b, memstore.New()) }
 
-func startWith(b *testing.B, st store.Store) *fixture {
+func startWith(b *testing.B, st store.Store) *fixture { return startBash(b, st, bash.Options{}) }
+
+func startBash(b *testing.B, st store.Store, bashOpts bash.Options) *fixture {
 	b.Helper()
-	reg, err := tool.NewRegistry(read.New(read.Options{}), bash.New(bash.Options{}))
+	reg, err := tool.NewRegistry(read.New(read.Options{}), bash.New(bashOpts))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +60,12 @@ func startWith(b *testing.B, st store.Store) *fixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	mgr, err := session.NewManager(st, filepath.Join(b.TempDir(), "ws"), eng, nil)
+	root := b.TempDir()
+	// The sandbox user must pass through to the workspaces.
+	for d := root; d != os.TempDir() && d != filepath.Dir(d); d = filepath.Dir(d) {
+		os.Chmod(d, 0o711)
+	}
+	mgr, err := session.NewManager(st, filepath.Join(root, "ws"), eng, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -192,6 +201,56 @@ func BenchmarkExecuteBashTrue(b *testing.B) {
 	f := start(b)
 	ctx := context.Background()
 	measure(b, func() error { return f.execute(ctx, "Bash", map[string]any{"command": "true"}) })
+}
+
+// BenchmarkExecuteBashTrueSandboxed is BenchmarkExecuteBashTrue with the
+// sandbox on (best-effort): "cgroup" where toold confines the command
+// itself, "helper" without cgroups, where a helper of the pool runs it.
+func BenchmarkExecuteBashTrueSandboxed(b *testing.B) {
+	for _, mode := range []struct{ name, cgroupDir string }{{"cgroup", ""}, {"helper", "-"}} {
+		b.Run(mode.name, func(b *testing.B) {
+			l, err := sandbox.New(sandbox.Options{
+				Mode: sandbox.ModeBestEffort, Network: true, CgroupDir: mode.cgroupDir,
+				Limits: sandbox.DefaultLimits(), Executable: helperBinary(b),
+			}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { l.Close() })
+			if mode.cgroupDir == "" && !l.Status().Cgroup {
+				b.Logf("no writable cgroup here (%v): this figure is the helper's", l.Status().Missing)
+			}
+			f := startBash(b, memstore.New(), bash.Options{Sandbox: l})
+			ctx := context.Background()
+			measure(b, func() error { return f.execute(ctx, "Bash", map[string]any{"command": "true"}) })
+		})
+	}
+}
+
+var (
+	helperOnce sync.Once
+	helperPath string
+	helperErr  error
+)
+
+// helperBinary builds toold-sandbox once, as make build places it.
+func helperBinary(b *testing.B) string {
+	helperOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "toold-bench-helper")
+		if err != nil {
+			helperErr = err
+			return
+		}
+		helperPath = filepath.Join(dir, "toold-sandbox")
+		cmd := exec.Command("go", "build", "-o", helperPath, "../cmd/toold-sandbox")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			helperErr = fmt.Errorf("go build toold-sandbox: %v\n%s", err, out)
+		}
+	})
+	if helperErr != nil {
+		b.Fatal(helperErr)
+	}
+	return helperPath
 }
 
 func BenchmarkExecBashTrue(b *testing.B) {

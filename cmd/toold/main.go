@@ -25,7 +25,8 @@ import (
 )
 
 func main() {
-	// toold re-executes itself as the sandbox's helper for every command.
+	// Without toold-sandbox beside it, toold runs itself as the sandbox's
+	// helper.
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
 		os.Exit(sandbox.HelperMain(os.Args[2:]))
 	}

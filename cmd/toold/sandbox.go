@@ -18,6 +18,7 @@ type sandboxFlags struct {
 	mode, user, readDirs, writeDirs, stateDir, cgroup *string
 	helper                                            *string
 	network                                           *bool
+	warmHelpers                                       *int
 	cpu, nofile, nproc                                *uint64
 	pidsMax                                           *int64
 	as, fsize, memoryMax                              *byteSize
@@ -26,21 +27,22 @@ type sandboxFlags struct {
 func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
 	def := sandbox.DefaultLimits()
 	f := &sandboxFlags{
-		mode:      fs.String("sandbox", "best-effort", "confinement of Bash and background commands: off, best-effort (use what this machine allows) or required (refuse to start when a protection is missing)"),
-		user:      fs.String("sandbox-user", "nobody", "account commands run as when toold runs as root"),
-		network:   fs.Bool("sandbox-network", true, "let commands use the network; false denies TCP connect and bind (Landlock ABI 4 or later)"),
-		cpu:       fs.Uint64("sandbox-rlimit-cpu", 0, "RLIMIT_CPU of each command process, in seconds (0: none)"),
-		nofile:    fs.Uint64("sandbox-rlimit-nofile", def.OpenFiles, "RLIMIT_NOFILE of each command (0: toold's)"),
-		nproc:     fs.Uint64("sandbox-rlimit-nproc", def.Processes, "RLIMIT_NPROC of the user commands run as, which counts all of that user's processes (0: none; not applied to commands that run as root)"),
-		pidsMax:   fs.Int64("sandbox-pids-max", def.PidsMax, "cgroup pids.max of each command (0: none)"),
-		readDirs:  fs.String("sandbox-read-dirs", "", "comma-separated directories commands may read and execute from, besides the system's"),
-		writeDirs: fs.String("sandbox-write-dirs", "", "comma-separated directories every command may write, besides its session's"),
-		stateDir:  fs.String("sandbox-state-dir", "", "where the per-session HOME and TMPDIR of commands are made (default: the system's temporary directory)"),
-		cgroup:    fs.String("sandbox-cgroup", "", "cgroup v2 directory under which command cgroups are made (default: toold's own; - turns cgroups off)"),
-		helper:    fs.String("sandbox-helper", "", "the sandbox helper binary (default: toold-sandbox beside toold's binary when it is there, else toold itself)"),
-		as:        new(byteSize),
-		fsize:     new(byteSize),
-		memoryMax: new(byteSize),
+		mode:        fs.String("sandbox", "best-effort", "confinement of Bash and background commands: off, best-effort (use what this machine allows) or required (refuse to start when a protection is missing)"),
+		user:        fs.String("sandbox-user", "nobody", "account commands run as when toold runs as root"),
+		network:     fs.Bool("sandbox-network", true, "let commands use the network; false denies TCP connect and bind (Landlock ABI 4 or later)"),
+		cpu:         fs.Uint64("sandbox-rlimit-cpu", 0, "RLIMIT_CPU of each command process, in seconds (0: none)"),
+		nofile:      fs.Uint64("sandbox-rlimit-nofile", def.OpenFiles, "RLIMIT_NOFILE of each command (0: toold's)"),
+		nproc:       fs.Uint64("sandbox-rlimit-nproc", def.Processes, "RLIMIT_NPROC of the user commands run as, which counts all of that user's processes (0: none; not applied to commands that run as root)"),
+		pidsMax:     fs.Int64("sandbox-pids-max", def.PidsMax, "cgroup pids.max of each command (0: none)"),
+		readDirs:    fs.String("sandbox-read-dirs", "", "comma-separated directories commands may read and execute from, besides the system's"),
+		writeDirs:   fs.String("sandbox-write-dirs", "", "comma-separated directories every command may write, besides its session's"),
+		stateDir:    fs.String("sandbox-state-dir", "", "where the per-session HOME and TMPDIR of commands are made (default: the system's temporary directory)"),
+		cgroup:      fs.String("sandbox-cgroup", "", "cgroup v2 directory under which command cgroups are made (default: toold's own; - turns cgroups off)"),
+		helper:      fs.String("sandbox-helper", "", "the sandbox helper binary (default: toold-sandbox beside toold's binary when it is there, else toold itself)"),
+		warmHelpers: fs.Int("sandbox-warm-helpers", sandbox.DefaultWarmHelpers, "helpers kept started and idle where commands run through the helper (no writable cgroup); 0 starts one per command"),
+		as:          new(byteSize),
+		fsize:       new(byteSize),
+		memoryMax:   new(byteSize),
 	}
 	*f.fsize = byteSize(def.FileSize)
 	fs.Var(f.as, "sandbox-rlimit-as", "RLIMIT_AS of each command process, e.g. 8GiB (0: none)")
@@ -57,6 +59,9 @@ func (f *sandboxFlags) config() (sandbox.Options, error) {
 	}
 	if *f.pidsMax < 0 {
 		return sandbox.Options{}, fmt.Errorf("--sandbox-pids-max %d: want 0 or more", *f.pidsMax)
+	}
+	if *f.warmHelpers < 0 {
+		return sandbox.Options{}, fmt.Errorf("--sandbox-warm-helpers %d: want 0 or more", *f.warmHelpers)
 	}
 	if uint64(*f.memoryMax) > math.MaxInt64 {
 		return sandbox.Options{}, fmt.Errorf("--sandbox-memory-max: too large")
@@ -79,6 +84,11 @@ func (f *sandboxFlags) config() (sandbox.Options, error) {
 		StateDir:   *f.stateDir,
 		CgroupDir:  *f.cgroup,
 		Executable: helperBinary(*f.helper),
+		// 0 means the default to the package; none is negative.
+		WarmHelpers: *f.warmHelpers,
+	}
+	if opts.WarmHelpers == 0 {
+		opts.WarmHelpers = -1
 	}
 	for _, d := range append(append([]string{opts.StateDir}, opts.ReadDirs...), opts.WriteDirs...) {
 		if d != "" && !filepath.IsAbs(d) {

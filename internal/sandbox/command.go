@@ -163,16 +163,13 @@ func (c *Cmd) Start() error {
 	if c.cg == nil {
 		return c.startWithHelper()
 	}
-	start := c.Cmd.Start
-	{
-		// Where a cgroup holds the command, toold confines it itself.
-		start = func() error {
-			fd, flags, err := c.sess.ruleset(c.spec)
-			if err != nil {
-				return err
-			}
-			return startConfined(c.Cmd, fd, flags)
+	// Where a cgroup holds the command, toold confines it itself.
+	start := func() error {
+		fd, flags, err := c.sess.ruleset(c.spec)
+		if err != nil {
+			return err
 		}
+		return startConfined(c.Cmd, fd, flags)
 	}
 	var err error
 	if r := c.l.reaper; r != nil {

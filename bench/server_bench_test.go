@@ -25,10 +25,10 @@ import (
 
 	texec "github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/store"
-	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/bash"

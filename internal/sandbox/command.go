@@ -160,29 +160,12 @@ func (c *Cmd) Start() error {
 		c.release()
 		return err
 	}
-	if c.cg == nil {
-		return c.startWithHelper()
-	}
-	// Where a cgroup holds the command, toold confines it itself.
-	start := func() error {
-		fd, flags, err := c.sess.ruleset(c.spec)
-		if err != nil {
-			return err
-		}
-		return startConfined(c.Cmd, fd, flags)
-	}
 	var err error
-	if r := c.l.reaper; r != nil {
-		err = r.starting(func() (int, error) {
-			if err := start(); err != nil {
-				return 0, err
-			}
-			return c.Cmd.Process.Pid, nil
-		})
+	if c.cg == nil {
+		err = c.startHelped()
 	} else {
-		err = start()
+		err = c.startInCgroup()
 	}
-	c.cg.closeFD()
 	if err != nil {
 		c.sess.remove(c)
 		c.release()
@@ -191,20 +174,22 @@ func (c *Cmd) Start() error {
 	c.mu.Lock()
 	c.started = true
 	c.mu.Unlock()
+	if c.helped != nil {
+		c.helped.watch(c.ctx, c.Kill)
+	}
 	return nil
 }
 
-func (c *Cmd) startWithHelper() error {
-	if err := c.startHelped(); err != nil {
-		c.sess.remove(c)
-		c.release()
-		return err
-	}
-	c.mu.Lock()
-	c.started = true
-	c.mu.Unlock()
-	c.helped.watch(c.ctx, c.Kill)
-	return nil
+// startInCgroup confines and starts the command itself, into its cgroup.
+func (c *Cmd) startInCgroup() error {
+	defer c.cg.closeFD()
+	return c.l.reaper.startRecorded(c.Cmd, func() error {
+		fd, flags, err := c.sess.ruleset(c.spec)
+		if err != nil {
+			return err
+		}
+		return startConfined(c.Cmd, fd, flags)
+	})
 }
 
 // Wait waits for the command, then kills every process it left behind

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -93,6 +94,20 @@ func (r *reaper) starting(start func() (int, error)) error {
 		r.helpers[pid] = true
 	}
 	return err
+}
+
+// startRecorded runs start, which starts cmd, and records cmd's process
+// as known; a nil reaper only starts it.
+func (r *reaper) startRecorded(cmd *exec.Cmd, start func() error) error {
+	if r == nil {
+		return start()
+	}
+	return r.starting(func() (int, error) {
+		if err := start(); err != nil {
+			return 0, err
+		}
+		return cmd.Process.Pid, nil
+	})
 }
 
 // ended forgets a helper that has been reaped.

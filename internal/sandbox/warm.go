@@ -126,18 +126,7 @@ func (l *Launcher) startHelper() (*warmHelper, error) {
 		ExtraFiles:  []*os.File{theirs},
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	start := cmd.Start
-	if r := l.reaper; r != nil {
-		start = func() error {
-			return r.starting(func() (int, error) {
-				if err := cmd.Start(); err != nil {
-					return 0, err
-				}
-				return cmd.Process.Pid, nil
-			})
-		}
-	}
-	if err := start(); err != nil {
+	if err := l.reaper.startRecorded(cmd, cmd.Start); err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("sandbox: starting the helper %s: %w", l.exe, err)
 	}

@@ -18,7 +18,7 @@ func (l *Launcher) environ(s *session, env []string) []string {
 	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if _, ok := set[name]; !ok {
+		if _, ok := set[name]; !ok && !startupVar(name) {
 			out = append(out, kv)
 		}
 	}
@@ -41,6 +41,9 @@ func CheckVars(vars map[string]string) error {
 		if strings.HasPrefix(name, "TOOLD_") {
 			return fmt.Errorf("environment variable %s: the TOOLD_ prefix is reserved", name)
 		}
+		if startupVar(name) {
+			return fmt.Errorf("environment variable %s: it makes bash run code before the sandbox's resource limits are set; put that code in the command instead", name)
+		}
 		if strings.IndexByte(value, 0) >= 0 {
 			return fmt.Errorf("environment variable %s: the value contains a NUL byte", name)
 		}
@@ -59,4 +62,17 @@ func validName(s string) bool {
 		}
 	}
 	return true
+}
+
+// startupVar reports whether bash acts on the variable before the first
+// word of its command line, where the sandbox sets the resource limits:
+// BASH_ENV and ENV name files it runs, SHELLOPTS and BASHOPTS turn on
+// options such as xtrace, whose PS4 is expanded, command substitutions
+// included, as the limits are set.
+func startupVar(name string) bool {
+	switch name {
+	case "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS":
+		return true
+	}
+	return false
 }

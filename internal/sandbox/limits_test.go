@@ -89,3 +89,26 @@ func confinedThreads(t *testing.T) []string {
 	}
 	return out
 }
+
+// Variables that make bash run code before its first word would run it
+// before the limits: a session may not set them, and the sandbox drops
+// them.
+func TestStartupVariablesCannotPrecedeTheLimits(t *testing.T) {
+	for _, name := range []string{"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"} {
+		if err := CheckVars(map[string]string{name: "x"}); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("CheckVars accepted %s: %v", name, err)
+		}
+	}
+	if err := CheckVars(map[string]string{"DEPLOY_ENV": "staging"}); err != nil {
+		t.Errorf("CheckVars refused an ordinary variable: %v", err)
+	}
+	f := newFixture(t, Options{Limits: Limits{OpenFiles: 256}})
+	early := filepath.Join(f.workspace, "early.sh")
+	if err := os.WriteFile(early, []byte("echo EARLY; ulimit -n 4096 && echo RAISED\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := f.run(t, context.Background(), `echo "n=$(ulimit -n)"`, "BASH_ENV="+early, "SHELLOPTS=xtrace", "PS4=$(echo TRACED) ")
+	if strings.Contains(r.stdout+r.stderr, "EARLY") || strings.Contains(r.stdout+r.stderr, "TRACED") || !strings.Contains(r.stdout, "n=256") {
+		t.Errorf("code ran before the limits, or they are not set:\n%v", r)
+	}
+}

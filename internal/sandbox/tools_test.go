@@ -22,6 +22,7 @@ func newSandboxedBash(t *testing.T) (tool.Tool, *shells.Registry, *sandbox.Launc
 	l, err := sandbox.New(sandbox.Options{
 		Mode:      sandbox.ModeBestEffort,
 		Network:   true,
+		Limits:    sandbox.DefaultLimits(),
 		HelperEnv: []string{"TOOLD_SANDBOX_TEST_HELPER=1", "GORACE=atexit_sleep_ms=0"},
 	}, nil)
 	if err != nil {
@@ -115,5 +116,23 @@ func TestSyntaxErrorEchoesOnlyTheCommand(t *testing.T) {
 	}
 	if strings.Contains(text, "ulimit") || strings.Contains(text, "trap") {
 		t.Errorf("the echo shows toold's own text: %q", text)
+	}
+}
+
+// The same holds for a background shell's output.
+func TestBackgroundSyntaxErrorEchoesOnlyTheCommand(t *testing.T) {
+	tl, reg, _, env := newSandboxedBash(t)
+	res, err := tooltest.Run(t, tl, env, map[string]any{"command": "echo (", "run_in_background": true})
+	if err != nil || res.IsError {
+		t.Fatalf("starting the shell: %v %q", err, tooltest.Text(res))
+	}
+	id, _ := res.Meta["task_id"].(string)
+	got, err := reg.Read(context.Background(), env.SessionID, id, shells.ReadOptions{Wait: 10 * time.Second, Until: shells.UntilExit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := got.Text
+	if !strings.Contains(out, "`echo ('") || strings.Contains(out, "ulimit") {
+		t.Errorf("background shell output: %q", out)
 	}
 }

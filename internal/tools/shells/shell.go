@@ -1,6 +1,7 @@
 package shells
 
 import (
+	"bytes"
 	"os"
 	"sync"
 	"syscall"
@@ -61,6 +62,8 @@ type shell struct {
 	proc                          Process
 	started                       time.Time
 	out                           *spool
+	// hide is cut from the output: the sandbox's text before the script.
+	hide []byte
 	// done is closed once bash has been reaped, its group killed and its
 	// output collected.
 	done chan struct{}
@@ -115,7 +118,14 @@ func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			sh.out.write(buf[:n])
+			p := buf[:n]
+			// bash echoes the first line of the script with a syntax
+			// error there, text the sandbox put before the command
+			// included.
+			if len(sh.hide) > 0 && bytes.Contains(p, sh.hide) {
+				p = bytes.ReplaceAll(p, sh.hide, nil)
+			}
+			sh.out.write(p)
 		}
 		if err != nil {
 			return

@@ -153,6 +153,7 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	}
 	sh := &shell{
 		id: id, command: spec.Command, description: spec.Description, dir: spec.Dir,
+		hide:    scriptPrefix(proc),
 		pid:     cmd.Process.Pid,
 		started: time.Now(),
 		out:     newSpool(dir, capBytes),
@@ -194,4 +195,12 @@ func StatusOf(cmd *exec.Cmd) (syscall.WaitStatus, bool) {
 	}
 	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	return ws, ok
+}
+
+// scriptPrefix is the text the sandbox put before the command's script.
+func scriptPrefix(proc Process) []byte {
+	if sp, ok := proc.(interface{ ScriptPrefix() string }); ok {
+		return []byte(sp.ScriptPrefix())
+	}
+	return nil
 }

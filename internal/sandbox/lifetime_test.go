@@ -73,6 +73,22 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// startUntil starts script and returns once its output shows line.
+func (f *fixture) startUntil(t *testing.T, ctx context.Context, script, line string) (*Cmd, *lineWriter) {
+	t.Helper()
+	c, err := f.command(ctx, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &lineWriter{want: line, seen: make(chan struct{})}
+	c.Cmd.Stdout = out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-out.seen
+	return c, out
+}
+
 func (w *lineWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -85,16 +101,7 @@ func TestCancelKillsEscapedProcesses(t *testing.T) {
 			f := newFixture(t, Options{CgroupDir: cg})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			c, err := f.command(ctx, escapes+"\necho ready\nsleep 1000")
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := &lineWriter{want: "ready", seen: make(chan struct{})}
-			c.Cmd.Stdout = out
-			if err := c.Start(); err != nil {
-				t.Fatal(err)
-			}
-			<-out.seen
+			c, out := f.startUntil(t, ctx, escapes+"\necho ready\nsleep 1000", "ready")
 			escaped := pidsIn(t, strings.TrimSuffix(out.String(), "ready\n"))
 			for _, pid := range escaped {
 				if !alive(pid) {

@@ -47,16 +47,7 @@ func TestHelperIsReusedClean(t *testing.T) {
 func TestDeadHelpersAreReplaced(t *testing.T) {
 	f := newFixture(t, Options{CgroupDir: "-", WarmHelpers: 1})
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := f.command(ctx, "echo ready; sleep 1000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &lineWriter{want: "ready", seen: make(chan struct{})}
-	c.Cmd.Stdout = out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	<-out.seen
+	c, _ := f.startUntil(t, ctx, "echo ready; sleep 1000", "ready")
 	cancel()
 	c.Wait()
 	if ws, ok := c.Status(); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {

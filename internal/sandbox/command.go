@@ -210,6 +210,7 @@ func (c *Cmd) Wait() error {
 		killGroup(c.Cmd.Process.Pid)
 		return err
 	}
+	reuse := false
 	switch {
 	case c.helper == nil:
 		if r := c.l.reaper; r != nil {
@@ -220,9 +221,13 @@ func (c *Cmd) Wait() error {
 		c.helper.discard()
 		c.l.warm.refill()
 	default:
-		c.l.warm.put(c.helper)
+		reuse = true
 	}
 	c.release()
+	// Once back in the pool the helper is another command's.
+	if reuse {
+		c.l.warm.put(c.helper)
+	}
 	c.sess.remove(c)
 	return err
 }
@@ -294,7 +299,8 @@ func (c *Cmd) Kill() error {
 }
 
 // Pid is the process id of the command's top process (bash, or the helper
-// that supervises bash), which is also its process group id.
+// that supervises bash), which is also its process group id. A helper
+// outlives the command and may run others after it.
 func (c *Cmd) Pid() int {
 	if c.Cmd.Process == nil {
 		return 0

@@ -216,15 +216,20 @@ func (c *Cmd) waitHelped() (status syscall.WaitStatus, known bool, err error) {
 		h.copies.Wait()
 		close(copied)
 	}()
+	// The copies end when every process holding the pipes is gone; a
+	// process that escaped toold's view may hold them longer, and
+	// WaitDelay bounds that wait by closing our ends.
 	var delayErr error
+	var timeout <-chan time.Time
 	if cmd.WaitDelay > 0 {
 		t := time.NewTimer(cmd.WaitDelay)
-		select {
-		case <-copied:
-			t.Stop()
-		case <-t.C:
-			delayErr = exec.ErrWaitDelay
-		}
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-copied:
+	case <-timeout:
+		delayErr = exec.ErrWaitDelay
 	}
 	for _, f := range h.closeAfterWait {
 		f.Close()

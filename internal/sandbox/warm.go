@@ -83,7 +83,7 @@ func (p *warmPool) refill() {
 			h, err := p.l.startHelper()
 			p.mu.Lock()
 			p.filling--
-			if err == nil && !p.closed {
+			if err == nil && !p.closed && len(p.idle) < 2*p.size {
 				p.idle = append(p.idle, h)
 				h = nil
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -131,4 +132,32 @@ func TestHelperRequestChecks(t *testing.T) {
 		t.Errorf("a closed socket: %v", err)
 	}
 	b.Close()
+}
+
+// Many commands at once through a small pool: each runs once, with its own
+// output, and the pool keeps at most twice its size idle afterwards.
+func TestHelperPoolUnderLoad(t *testing.T) {
+	f := newFixture(t, Options{CgroupDir: "-", WarmHelpers: 2})
+	const n = 16
+	var wg sync.WaitGroup
+	results := make([]result, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = f.run(t, context.Background(), "echo call-"+strconv.Itoa(i))
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.stdout != "call-"+strconv.Itoa(i)+"\n" {
+			t.Errorf("command %d:\n%v", i, r)
+		}
+	}
+	f.l.warm.mu.Lock()
+	idle := len(f.l.warm.idle)
+	f.l.warm.mu.Unlock()
+	if idle > 4 {
+		t.Errorf("%d helpers idle after the load, want at most 4", idle)
+	}
 }

@@ -74,19 +74,9 @@ func (s *schemas) of(d tool.Definition) (*compiledSchema, error) {
 }
 
 func compileSchema(d tool.Definition) (*compiledSchema, error) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
+	sch, doc, err := tool.CompileSchema(d)
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	url := "toold:///tools/" + d.Name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+		return nil, err
 	}
 	cs := &compiledSchema{schema: sch, propTypes: map[string]string{}}
 	if m, ok := doc.(map[string]any); ok {

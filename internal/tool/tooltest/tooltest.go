@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/workspace"
 )
@@ -148,4 +149,15 @@ func Text(r *tool.Result) string {
 		}
 	}
 	return s
+}
+
+// Schema compiles d's input schema as the engine does, and returns it with
+// the schema as parsed JSON.
+func Schema(t testing.TB, d tool.Definition) (*jsonschema.Schema, any) {
+	t.Helper()
+	sch, doc, err := tool.CompileSchema(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch, doc
 }

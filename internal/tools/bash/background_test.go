@@ -79,19 +79,7 @@ func TestBackgroundSchema(t *testing.T) {
 			t.Errorf("schema lost its other parts: %s", d.InputSchema)
 		}
 		// Compiled as the engine does (draft 2020-12).
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		if err := c.AddResource("toold:///t.json", doc); err != nil {
-			t.Fatal(err)
-		}
-		sch, err := c.Compile("toold:///t.json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		sch, _ := tooltest.Schema(t, d)
 		in, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"command":"npm run dev","run_in_background":true}`))
 		if err := sch.Validate(in); (err == nil) != tc.want {
 			t.Errorf("with shells %v: a background call validates as %v", tc.want, err)

@@ -7,6 +7,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tool/tooltest"
 	"github.com/toold/toold/internal/tools/edit"
 	"github.com/toold/toold/internal/tools/read"
 	"github.com/toold/toold/internal/tools/write"
@@ -42,19 +43,7 @@ func TestDefinitions(t *testing.T) {
 			if len(d.Description) < 500 || strings.Count(d.Description, "\n\n") < 2 {
 				t.Errorf("description is not a real multi-paragraph text (%d bytes)", len(d.Description))
 			}
-			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := jsonschema.NewCompiler()
-			c.DefaultDraft(jsonschema.Draft2020)
-			if err := c.AddResource("toold:///t.json", doc); err != nil {
-				t.Fatal(err)
-			}
-			sch, err := c.Compile("toold:///t.json")
-			if err != nil {
-				t.Fatal(err)
-			}
+			sch, doc := tooltest.Schema(t, d)
 			m := doc.(map[string]any)
 			if m["additionalProperties"] != false {
 				t.Error(`schema lacks "additionalProperties": false`)

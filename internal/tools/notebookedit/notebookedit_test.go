@@ -381,19 +381,7 @@ func TestDefinition(t *testing.T) {
 	if d.Name != "NotebookEdit" || len(d.Description) < 500 {
 		t.Fatalf("definition %q with a %d-byte description", d.Name, len(d.Description))
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("toold:///t.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("toold:///t.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch, _ := tooltest.Schema(t, d)
 	for in, valid := range map[string]bool{
 		`{"notebook_path":"/a.ipynb","new_source":"x","cell_id":"c"}`:                           true,
 		`{"notebook_path":"/a.ipynb","new_source":"x","edit_mode":"insert","cell_type":"code"}`: true,

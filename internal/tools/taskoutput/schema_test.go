@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toold/toold/internal/tool/tooltest"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toold/toold/internal/tools/shells"
@@ -14,19 +16,7 @@ import (
 // and checks what it lets through to Parse.
 func TestSchema(t *testing.T) {
 	tl, _, _ := setup(t, shells.Options{})
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(tl.Definition().InputSchema)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("toold:///t.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("toold:///t.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch, _ := tooltest.Schema(t, tl.Definition())
 	valid := []string{
 		`{"task_id":"bash_1"}`,
 		`{"task_id":"bash_1","block":false,"timeout":0}`,

@@ -423,19 +423,7 @@ func TestDefinition(t *testing.T) {
 	if d.Name != "WebFetch" || len(d.Description) < 500 {
 		t.Fatalf("definition %q with a %d-byte description", d.Name, len(d.Description))
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.InputSchema)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("toold:///t.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("toold:///t.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch, _ := tooltest.Schema(t, d)
 	for in, valid := range map[string]bool{
 		`{"url":"https://a.b","prompt":"p"}`:              true,
 		`{"url":"https://a.b"}`:                           false,

@@ -37,6 +37,7 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 	// substitutions: deny analysis is at least as deep as allow analysis
 	// (security.md R12).
 	all := append(append([]shell.Command(nil), a.Commands...), a.Hidden...)
+	var fileAsk *Decision
 	for i := range all {
 		c := &all[i]
 		q.Command = c
@@ -44,6 +45,16 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 			d := byRule(Deny, r, "Bash command "+quote(c.Line()))
 			d.Parts = []Part{{Command: c.Line(), Behavior: Deny, Reason: d.Reason, Rule: r.Text, Source: r.Source.String()}}
 			return d
+		}
+		// Read and Edit rules bind the files the command reads and
+		// writes (bash_files.go).
+		if d := in.fileRules(c); d != nil {
+			if d.Behavior == Deny {
+				return *d
+			}
+			if fileAsk == nil {
+				fileAsk = d
+			}
 		}
 		for _, rd := range c.Redirects {
 			if !rd.Write {
@@ -70,6 +81,12 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 				return in.ask(Decision{Reason: fmt.Sprintf("%s removes the critical path %s", quote(c.Line()), t), Source: "criticalPath"})
 			}
 		}
+	}
+	// A file a Read or Edit rule asks for, or that toold cannot place
+	// while such rules exist, asks in every mode, bypass included: the
+	// rules win over every mode.
+	if fileAsk != nil {
+		return in.ask(*fileAsk)
 	}
 	for i := range all {
 		c := &all[i]
@@ -130,6 +147,10 @@ func (in *input) part(c *shell.Command, q Query) Part {
 		p.Behavior, p.Reason, p.Rule, p.Source = Deny, "denied by the "+r.Source.String()+" rule "+r.Text, r.Text, r.Source.String()
 		return p
 	}
+	if d := in.fileRules(c); d != nil {
+		p.Behavior, p.Reason, p.Rule, p.Source = d.Behavior, d.Reason, d.Rule, d.Source
+		return p
+	}
 	for _, t := range c.RemovalTargets() {
 		if isCritical(t, in.req.Cwd, in.home, in.req.Dirs) {
 			p.Behavior, p.Reason, p.Source = Ask, "removes the critical path "+t, "criticalPath"
@@ -164,15 +185,21 @@ func (in *input) part(c *shell.Command, q Query) Part {
 		p.Behavior, p.Reason, p.Source = Ask, "plan mode runs only read-only commands", "mode"
 		return p
 	}
+	// Neither an allow rule nor the read-only set carries a command out
+	// of the working directories.
+	if why := in.outsideReason(c); why != "" {
+		p.Behavior, p.Reason, p.Source = Ask, why, "workingDirectory"
+		return p
+	}
 	if r := in.rules.Match(Allow, q); r != nil {
 		p.Behavior, p.Reason, p.Rule, p.Source = Allow, "allowed by the "+r.Source.String()+" rule "+r.Text, r.Text, r.Source.String()
 		return p
 	}
-	if c.ReadOnly() && in.pathArgsInScope(c) {
+	if c.ReadOnly() {
 		p.Behavior, p.Reason, p.Source = Allow, "a built-in read-only command", "readOnly"
 		return p
 	}
-	if in.req.Mode == "acceptEdits" && acceptEditsCommands[c.Name()] && len(c.Assigns) == 0 && c.Argv[0] == c.Name() && in.pathArgsInScope(c) && !in.touchesProtected(c) {
+	if in.req.Mode == "acceptEdits" && acceptEditsCommands[c.Name()] && len(c.Assigns) == 0 && c.Argv[0] == c.Name() && !in.touchesProtected(c) {
 		p.Behavior, p.Reason, p.Source = Allow, "acceptEdits mode approves filesystem commands inside the working directories", "mode"
 		return p
 	}
@@ -202,30 +229,6 @@ func (in *input) hasDeny(tool string) bool {
 		}
 	}
 	return false
-}
-
-// pathArgsInScope reports whether every argument that looks like a path
-// stays inside the working directories (cd and reads outside need asking).
-func (in *input) pathArgsInScope(c *shell.Command) bool {
-	for _, arg := range c.Argv[1:] {
-		if strings.HasPrefix(arg, "-") && !strings.Contains(arg, "/") {
-			continue
-		}
-		if strings.HasPrefix(arg, "~") {
-			return false
-		}
-		if v, ok := strings.CutPrefix(arg, "-"); ok {
-			if i := strings.IndexByte(v, '='); i >= 0 {
-				arg = v[i+1:]
-			}
-		}
-		if strings.Contains(arg, "/") || arg == ".." || c.Name() == "cd" {
-			if !inside(absolute(in.req.Cwd, arg), in.req.Dirs) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func (in *input) touchesProtected(c *shell.Command) bool {

@@ -48,6 +48,8 @@ type Analysis struct {
 	// read-only check refuses all the same (parameter expansion operators,
 	// extended globs, arithmetic, [[ ]], time, declarations).
 	complex bool
+	// chdirs are the directory changes recorded so far, in source order.
+	chdirs []Chdir
 	// scripts holds the nested scripts analysed (sh -c, eval, watch), for
 	// the invariant that every Raw comes from the source or one of them.
 	scripts []string
@@ -86,6 +88,14 @@ type Command struct {
 	// xargs adds arguments read from its input. Argv then holds the
 	// source text of that argument.
 	Dynamic bool
+	// Chdirs are the directory changes that run before this command in
+	// the command line, in source order (see Chdir).
+	Chdirs []Chdir
+
+	// argDyn marks the Argv entries that are not literals; nil for a
+	// Command built by hand, whose arguments then count as dynamic when
+	// Dynamic is set.
+	argDyn []bool
 }
 
 // Name returns the base name of the program, "" when there is none.

@@ -11,10 +11,12 @@ import (
 // that run code or evaluate arithmetic, and records the command.
 func (w *walker) finish(c Command, words []word) {
 	c.Argv = make([]string, len(words))
+	c.argDyn = make([]bool, len(words))
 	for i, wd := range words {
 		c.Argv[i] = wd.s
 		if !wd.lit {
 			c.Dynamic = true
+			c.argDyn[i] = true
 		}
 	}
 	if len(words) > 0 {
@@ -24,6 +26,7 @@ func (w *walker) finish(c Command, words []word) {
 		w.a.unprovable("zsh expansions (glob qualifiers, parameter flags) can run code; only literal zsh scripts are analysed")
 	}
 	w.record(c)
+	w.chdir(&c, words)
 	if len(words) > 0 && words[0].lit {
 		w.builtin(c, words)
 	}

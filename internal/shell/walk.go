@@ -181,13 +181,17 @@ func (w *walker) stmt(s *syntax.Stmt, redirs []Redirect) {
 			w.stmts(ic.Then, redirs)
 		}
 	case *syntax.WhileClause:
+		m := w.loopStart()
 		w.stmts(c.Cond, redirs)
 		w.stmts(c.Do, redirs)
+		w.loopEnd(m)
 	case *syntax.ForClause:
 		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
 			w.shellAssign(it.Name.Value, it.Name.Value)
 		}
+		m := w.loopStart()
 		w.stmts(c.Do, redirs)
+		w.loopEnd(m)
 	case *syntax.CaseClause:
 		for _, item := range c.Items {
 			w.stmts(item.Stmts, redirs)
@@ -201,7 +205,9 @@ func (w *walker) stmt(s *syntax.Stmt, redirs []Redirect) {
 		// The body runs only if the function is called, but listing its
 		// commands lets deny rules see them.
 		w.a.unprovable("a function definition")
+		m := w.loopStart()
 		w.stmt(c.Body, redirs)
+		w.loopEnd(m)
 	case *syntax.ArithmCmd:
 		w.a.complex = true // the hazard walk judges the expression
 	case *syntax.TestClause:
@@ -381,6 +387,7 @@ func (w *walker) record(c Command) {
 	if len(w.redirs) > 0 {
 		c.Redirects = append(slices.Clip(w.redirs), c.Redirects...)
 	}
+	c.Chdirs = slices.Clip(w.a.chdirs)
 	if w.hidden {
 		w.a.Hidden = append(w.a.Hidden, c)
 	} else {

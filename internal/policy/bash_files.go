@@ -1,0 +1,241 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/toold/toold/internal/shell"
+)
+
+// Read and Edit rules bind Bash: a command that reads a file a Read deny
+// rule covers is denied, as Claude Code applies Read rules to the files
+// of commands that read them; one that writes a file an Edit deny rule
+// covers is denied. Which argument is a file comes from
+// shell.Command.PathArgs; this file decides what its paths mean.
+
+// maxWalk bounds the entries a recursive read is searched for denied
+// files; a larger tree asks.
+const maxWalk = 20000
+
+// guarded reports whether a deny or ask rule could cover some path for
+// tool: without one, no path argument needs placing for the rules.
+func (in *input) guarded(tool string) bool {
+	for _, b := range []Behavior{Deny, Ask} {
+		for _, r := range in.rules.Rules(b) {
+			if r.appliesTo(tool) && (r.kind == kindPath || r.kind == kindTool) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fileRules decides c by the Read and Edit rules that cover its files: a
+// Deny, an Ask, or nil when they say nothing. Every deny is looked for
+// before any ask.
+func (in *input) fileRules(c *shell.Command) *Decision {
+	readGuard, editGuard := in.guarded("Read"), in.guarded("Edit")
+	if !readGuard && !editGuard {
+		return nil
+	}
+	cwds, cwdUnknown := in.cwdsOf(c)
+	args := in.place(c, cwds, cwdUnknown)
+	var ask *Decision
+	askOnce := func(d Decision) {
+		if ask == nil {
+			ask = &d
+		}
+	}
+	for _, p := range args {
+		acc := p.arg.Access
+		tools := toolsFor(acc)
+		for _, tool := range tools {
+			if tool == "Read" && !readGuard || tool == "Edit" && !editGuard {
+				continue
+			}
+			if p.unknown != "" {
+				if acc&(shell.Read|shell.Write) != 0 {
+					askOnce(Decision{Reason: fmt.Sprintf("%s %s a file toold cannot name (%s: %s), and %s rules deny or ask for some files", quote(c.Line()), verb(tool), shown(p.arg), p.unknown, tool), Source: "fileRules"})
+				}
+				continue
+			}
+			paths := p.paths
+			if r := in.matchAny(Deny, tool, paths); r != nil {
+				if acc&shell.Mention != 0 {
+					// An argument of a program toold does not know: it
+					// may not be a file at all, so it asks rather than
+					// denies.
+					askOnce(Decision{Reason: fmt.Sprintf("%s names %s, which the %s rule %s denies to %s; toold does not know whether the program opens it", quote(c.Line()), paths[len(paths)-1], r.Source, r.Text, tool), Rule: r.Text, Source: r.Source.String()})
+					continue
+				}
+				d := byRule(Deny, r, fmt.Sprintf("%s %s %s, which", quote(c.Line()), verb(tool), paths[len(paths)-1]))
+				return &d
+			}
+			if r := in.matchAny(Ask, tool, paths); r != nil {
+				askOnce(byRule(Ask, r, fmt.Sprintf("%s %s %s, which", quote(c.Line()), verb(tool), paths[len(paths)-1])))
+			}
+		}
+		if acc&shell.Recursive != 0 && readGuard && p.unknown == "" {
+			if hit, r := in.guardedBelow(p.paths); hit != "" {
+				askOnce(Decision{Reason: fmt.Sprintf("%s reads every file below %s, and %s", quote(c.Line()), p.paths[0], r), Source: "fileRules"})
+			}
+		}
+	}
+	return ask
+}
+
+// toolsFor names the rule families an access is checked against: reads
+// by Read rules, writes by Edit rules, an unplaced argument by both.
+func toolsFor(acc shell.Access) []string {
+	switch {
+	case acc&shell.Mention != 0:
+		return []string{"Read", "Edit"}
+	case acc&shell.Read != 0 && acc&shell.Write != 0:
+		return []string{"Read", "Edit"}
+	case acc&shell.Read != 0:
+		return []string{"Read"}
+	case acc&shell.Write != 0:
+		return []string{"Edit"}
+	}
+	return nil
+}
+
+func verb(tool string) string {
+	if tool == "Edit" {
+		return "writes"
+	}
+	return "reads"
+}
+
+func shown(a shell.PathArg) string {
+	if a.Path == "" {
+		return "names read from its input"
+	}
+	return a.Path
+}
+
+var errFound = errors.New("found")
+
+// guardedBelow searches the directories among paths for an entry that a
+// Read deny or ask rule covers (Claude Code's Grep leaves such files out
+// of its results; a command cannot, so it asks). It returns the entry
+// and what covers it, or "" when nothing does.
+func (in *input) guardedBelow(paths []string) (string, string) {
+	var rules []*Rule
+	for _, b := range []Behavior{Deny, Ask} {
+		for _, r := range in.rules.Rules(b) {
+			if r.appliesTo("Read") {
+				rules = append(rules, r)
+			}
+		}
+	}
+	h := &hider{rules: rules, cwd: in.req.Cwd, home: in.home, dirs: map[string]resolvedDir{}}
+	for _, root := range paths {
+		hit, seen := "", 0
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root {
+					return filepath.SkipAll // not there, or not readable: nothing to read
+				}
+				return nil
+			}
+			if seen++; seen > maxWalk {
+				return filepath.SkipAll
+			}
+			if p != root && h.hidden(p) {
+				hit = p
+				return errFound
+			}
+			return nil
+		})
+		switch {
+		case hit != "":
+			r := in.matchAny(Deny, "Read", in.pathsOf(hit))
+			if r == nil {
+				r = in.matchAny(Ask, "Read", in.pathsOf(hit))
+			}
+			what := "a Read rule covers it"
+			if r != nil {
+				what = "the " + r.Source.String() + " rule " + r.Text + " covers it"
+			}
+			return hit, fmt.Sprintf("%s is among them: %s (a command cannot leave the file out as Grep does)", hit, what)
+		case seen > maxWalk:
+			return root, fmt.Sprintf("the tree has more than %d entries, too many to check against the Read rules", maxWalk)
+		case err != nil && !errors.Is(err, errFound):
+			return root, "the tree could not be searched for files the Read rules cover: " + err.Error()
+		}
+	}
+	return "", ""
+}
+
+// outsideReason says why c leaves the working directories, "" when it
+// does not: it runs in a directory outside them, or a path argument lies
+// outside them, and no Read (for reads and names) or Edit (for writes)
+// allow rule covers that path. Allow rules and the read-only set approve
+// only commands that stay inside (https://code.claude.com/docs/en/permissions
+// "Working directories").
+func (in *input) outsideReason(c *shell.Command) string {
+	cwds, cwdUnknown := in.cwdsOf(c)
+	if cwds == nil {
+		return cwdUnknown
+	}
+	for _, cwd := range cwds {
+		if !in.inScope("Read", []string{cwd}) {
+			return "it runs in " + cwd + ", outside the working directories"
+		}
+	}
+	for _, p := range in.place(c, cwds, cwdUnknown) {
+		if p.arg.Access == shell.Mention && !looksLikePath(p.arg.Path) {
+			continue
+		}
+		if p.unknown != "" {
+			if p.arg.Access == shell.Mention && p.arg.Dynamic && !looksLikePath(p.arg.Path) {
+				continue
+			}
+			return fmt.Sprintf("toold cannot tell whether %s stays inside the working directories: %s", shown(p.arg), p.unknown)
+		}
+		tool := "Read"
+		if p.arg.Access&shell.Write != 0 {
+			tool = "Edit"
+		}
+		for _, group := range [][]string{p.globDirs, p.paths} {
+			for _, path := range group {
+				if !in.inScope(tool, []string{path}) {
+					return fmt.Sprintf("%s %s, outside the working directories", accessVerb(p.arg.Access), path)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// inScope: every path lies in a working directory, is a device such as
+// /dev/null, or an allow rule of tool covers it.
+func (in *input) inScope(tool string, paths []string) bool {
+	for _, p := range paths {
+		if !alwaysInScope[p] && !inside(p, in.req.Dirs) && in.matchAll(Allow, tool, []string{p}) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func accessVerb(acc shell.Access) string {
+	switch {
+	case acc&shell.Write != 0:
+		return "it writes"
+	case acc&shell.Read != 0:
+		return "it reads"
+	}
+	return "it names"
+}
+
+// looksLikePath: an argument of an unknown program that is taken for a
+// path for the working-directory check (a/b, /x, ~/x, ..). Other words
+// (a branch name, a number) are not.
+func looksLikePath(s string) bool {
+	return strings.Contains(s, "/") || strings.HasPrefix(s, "~") || s == ".." || strings.HasPrefix(s, "$HOME")
+}

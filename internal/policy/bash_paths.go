@@ -1,0 +1,212 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toold/toold/internal/shell"
+)
+
+// Placing a command's path arguments: every absolute path an argument may
+// name, against every directory the command may run in.
+
+// maxCwds bounds the directories a command may run in after relative cd
+// commands that may each have failed (cd a || cd b; cd c ...); past it the
+// directory counts as unknown.
+const maxCwds = 32
+
+// maxGlobMatches bounds a glob's expansion; a larger one counts as
+// unknown.
+const maxGlobMatches = 1000
+
+// placed is one path argument with the absolute paths it may name: the
+// lexical and the physical (symlink-resolved) form, for each directory
+// the command may run in, and each match of a glob.
+type placed struct {
+	arg   shell.PathArg
+	paths []string
+	// unknown says why the argument cannot be placed ("" when it can).
+	unknown string
+	// globDirs are the fixed directories of a glob (/etc for /etc/*):
+	// the command lists them even when nothing matches.
+	globDirs []string
+}
+
+// alwaysInScope are the device files commands use as sources and sinks;
+// none of them is a file of the machine's.
+var alwaysInScope = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/random": true, "/dev/urandom": true, "/dev/full": true,
+	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true,
+	"/dev/fd/0": true, "/dev/fd/1": true, "/dev/fd/2": true,
+}
+
+// cwdsOf lists the directories c may run in: the call's and each result
+// of the directory changes before it; unknown says why they cannot be
+// listed.
+func (in *input) cwdsOf(c *shell.Command) (cwds []string, unknown string) {
+	set := []string{filepath.Clean(in.req.Cwd)}
+	for _, ch := range c.Chdirs {
+		if ch.Unknown {
+			return nil, "it runs after a change of directory the analysis cannot follow (cd -, popd, CDPATH, or a cd in a loop or function)"
+		}
+		targets := []string{ch.Target}
+		if ch.Dynamic {
+			t, ok := in.expandHome(ch.Target)
+			if !ok || strings.ContainsAny(t, "*?[") {
+				return nil, "it runs after cd " + ch.Target + ", whose directory is computed at run time"
+			}
+			targets = []string{t}
+		}
+		for _, from := range set {
+			for _, t := range targets {
+				set = appendNew(set, absolute(from, t), physical(from, t))
+			}
+		}
+		if len(set) > maxCwds {
+			return nil, "it runs after more changes of directory than the analysis follows"
+		}
+	}
+	return set, ""
+}
+
+func appendNew(set []string, ps ...string) []string {
+	for _, p := range ps {
+		found := false
+		for _, s := range set {
+			found = found || s == p
+		}
+		if !found {
+			set = append(set, p)
+		}
+	}
+	return set
+}
+
+// place resolves c's path arguments against the directories it may run
+// in. cwds is nil when they are unknown: relative arguments then cannot be
+// placed.
+func (in *input) place(c *shell.Command, cwds []string, cwdUnknown string) []placed {
+	var out []placed
+	for _, a := range c.PathArgs() {
+		p := placed{arg: a}
+		words := []string{a.Path}
+		switch {
+		case a.Dynamic && a.Path == "":
+			p.unknown = "the file names come from the command's input at run time"
+		case a.Dynamic:
+			p.unknown = "it is computed at run time"
+			words = nil
+			if t, ok := in.expandHome(a.Path); ok {
+				words, p.unknown = []string{t}, ""
+			}
+		}
+		if p.unknown == "" && len(words) == 1 && !filepath.IsAbs(words[0]) && cwds == nil {
+			p.unknown = cwdUnknown
+		}
+		if p.unknown != "" {
+			out = append(out, p)
+			continue
+		}
+		for _, cwd := range cwds {
+			if filepath.IsAbs(words[0]) {
+				cwd = "/"
+			}
+			in.placeWord(&p, cwd, words[0])
+			if filepath.IsAbs(words[0]) || p.unknown != "" {
+				break
+			}
+		}
+		if cwds == nil {
+			in.placeWord(&p, "/", words[0])
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// placeWord adds the paths word names from cwd; a glob adds its matches.
+func (in *input) placeWord(p *placed, cwd, word string) {
+	if !p.arg.Dynamic || !strings.ContainsAny(word, "*?[") {
+		p.paths = appendNew(p.paths, absolute(cwd, word), physical(cwd, word))
+		return
+	}
+	pattern := absolute(cwd, word)
+	dir := pattern[:strings.IndexAny(pattern, "*?[")]
+	dir = filepath.Dir(dir + "x")
+	p.globDirs = appendNew(p.globDirs, dir, physical("/", dir))
+	// filepath.Glob lets * match a leading dot, which bash does only
+	// with dotglob: the safer reading, since a shopt can turn it on.
+	matches, err := filepath.Glob(pattern)
+	if err != nil || len(matches) > maxGlobMatches {
+		p.unknown = "the glob " + word + " matches too many files to check"
+		return
+	}
+	for _, m := range matches {
+		p.paths = appendNew(p.paths, m, physical("/", m))
+	}
+}
+
+// expandHome expands what bash expands in a word the analysis left
+// dynamic and that policy can still place: a leading ~ or ~/ and $HOME
+// (a variable the analysis lets through); globs are left to placeWord. ok is false for anything else (other variables, quotes in
+// the source text, brace expansion).
+func (in *input) expandHome(word string) (string, bool) {
+	switch {
+	case word == "~" || strings.HasPrefix(word, "~/"):
+		if in.home == "" {
+			return "", false
+		}
+		word = in.home + word[1:]
+	case strings.HasPrefix(word, "$HOME") || strings.HasPrefix(word, "${HOME}"):
+		if in.home == "" {
+			return "", false
+		}
+		word = in.home + strings.TrimPrefix(strings.TrimPrefix(word, "${HOME}"), "$HOME")
+	}
+	if strings.ContainsAny(word, "$`\"'\\{}~") {
+		return "", false
+	}
+	return word, true
+}
+
+// physical is the path the kernel opens for name relative to cwd: each
+// component is resolved in turn, so that link/.. is the parent of the
+// link's target, not cwd (filepath.Clean would say cwd). Below the first
+// component that does not exist the rest is taken as written.
+func physical(cwd, name string) string {
+	todo := strings.Split(name, "/")
+	if !filepath.IsAbs(name) {
+		todo = append(strings.Split(cwd, "/"), todo...)
+	}
+	resolved := "/"
+	for hops := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, todo...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if hops++; err != nil || hops > 40 {
+			return filepath.Join(append([]string{next}, todo...)...)
+		}
+		if filepath.IsAbs(target) {
+			resolved = "/"
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	return resolved
+}

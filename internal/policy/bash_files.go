@@ -182,11 +182,8 @@ func (in *input) outsideReason(c *shell.Command) string {
 	if cwds == nil {
 		return cwdUnknown
 	}
-	for _, cwd := range cwds {
-		if !in.inScope("Read", []string{cwd}) {
-			return "it runs in " + cwd + ", outside the working directories"
-		}
-	}
+	// Arguments first: their reason names the file (cd / && cat
+	// etc/hostname reads /etc/hostname), then the directory itself.
 	for _, p := range in.place(c, cwds, cwdUnknown) {
 		if p.arg.Access == shell.Mention && !looksLikePath(p.arg.Path) {
 			continue
@@ -207,6 +204,11 @@ func (in *input) outsideReason(c *shell.Command) string {
 					return fmt.Sprintf("%s %s, outside the working directories", accessVerb(p.arg.Access), path)
 				}
 			}
+		}
+	}
+	for _, cwd := range cwds {
+		if !in.inScope("Read", []string{cwd}) {
+			return "it runs in " + cwd + ", outside the working directories"
 		}
 	}
 	return ""

@@ -58,11 +58,16 @@ func (in *input) cwdsOf(c *shell.Command) (cwds []string, unknown string) {
 			}
 			targets = []string{t}
 		}
+		var next []string
+		if !ch.Sure {
+			next = set // the change may have failed
+		}
 		for _, from := range set {
 			for _, t := range targets {
-				set = appendNew(set, absolute(from, t), physical(from, t))
+				next = appendNew(next, absolute(from, t), physical(from, t))
 			}
 		}
+		set = next
 		if len(set) > maxCwds {
 			return nil, "it runs after more changes of directory than the analysis follows"
 		}
@@ -131,20 +136,73 @@ func (in *input) placeWord(p *placed, cwd, word string) {
 		p.paths = appendNew(p.paths, absolute(cwd, word), physical(cwd, word))
 		return
 	}
-	pattern := absolute(cwd, word)
-	dir := pattern[:strings.IndexAny(pattern, "*?[")]
-	dir = filepath.Dir(dir + "x")
-	p.globDirs = appendNew(p.globDirs, dir, physical("/", dir))
-	// filepath.Glob lets * match a leading dot, which bash does only
-	// with dotglob: the safer reading, since a shopt can turn it on.
-	matches, err := filepath.Glob(pattern)
-	if err != nil || len(matches) > maxGlobMatches {
+	comps := strings.Split(word, "/")
+	base := cwd
+	if filepath.IsAbs(word) {
+		base = "/"
+	}
+	// The fixed part before the first component with a glob is a
+	// directory the command names even when nothing matches.
+	fixed := base
+	for _, c := range comps {
+		if strings.ContainsAny(c, "*?[") {
+			break
+		}
+		fixed += "/" + c
+	}
+	p.globDirs = appendNew(p.globDirs, absolute("/", fixed), physical("/", fixed))
+	// Match does not give * a leading dot only with dotglob in bash: here
+	// it does, the safer reading, since a shopt can turn dotglob on.
+	matches, ok := globComponents(base, comps)
+	if !ok {
 		p.unknown = "the glob " + word + " matches too many files to check"
 		return
 	}
 	for _, m := range matches {
-		p.paths = appendNew(p.paths, m, physical("/", m))
+		p.paths = appendNew(p.paths, absolute("/", m), physical("/", m))
 	}
+}
+
+// globComponents expands a glob one component at a time as bash does,
+// keeping . and .. as written (bash's */../x is sub/../x), so that the
+// physical resolution of each match sees the components the kernel will.
+// ok is false past maxGlobMatches.
+func globComponents(base string, comps []string) ([]string, bool) {
+	cur := []string{base}
+	for i, c := range comps {
+		if c == "" && i > 0 {
+			continue
+		}
+		var next []string
+		for _, dir := range cur {
+			if !strings.ContainsAny(c, "*?[") {
+				next = append(next, dir+"/"+c)
+				continue
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if m, err := filepath.Match(c, e.Name()); err == nil && m {
+					next = append(next, dir+"/"+e.Name())
+				}
+			}
+		}
+		if len(next) > maxGlobMatches {
+			return nil, false
+		}
+		cur = next
+	}
+	// A match must exist; bash passes a pattern that matches nothing as
+	// written, which names no file.
+	var out []string
+	for _, m := range cur {
+		if _, err := os.Lstat(m); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out, true
 }
 
 // expandHome expands what bash expands in a word the analysis left

@@ -50,6 +50,10 @@ type Analysis struct {
 	complex bool
 	// chdirs are the directory changes recorded so far, in source order.
 	chdirs []Chdir
+	// sure: indices into chdirs that the command being walked runs only
+	// after; lastSure: those the statement just walked implies when it
+	// succeeds.
+	sure, lastSure []int
 	// scripts holds the nested scripts analysed (sh -c, eval, watch), for
 	// the invariant that every Raw comes from the source or one of them.
 	scripts []string

@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Chdir is a change of directory (cd, pushd, popd) that runs before a
 // command in the same command line. The policy resolves a command's path
@@ -17,6 +20,31 @@ type Chdir struct {
 	// popd, pushd +N, cd under CDPATH, or a change inside a loop or a
 	// function, whose commands run after it as well as before.
 	Unknown bool
+	// Sure: the command runs only if this change succeeded (cd sub &&
+	// cat x, if cd sub; then ...), so it runs in the new directory and
+	// not in the old one.
+	Sure bool
+}
+
+// chdirsNow is the list of changes for a command recorded now, with the
+// ones its running implies marked Sure.
+func (a *Analysis) chdirsNow() []Chdir {
+	if len(a.sure) == 0 {
+		return slices.Clip(a.chdirs)
+	}
+	out := slices.Clone(a.chdirs)
+	for _, i := range a.sure {
+		out[i].Sure = true
+	}
+	return out
+}
+
+// sureWhile walks what runs only when the changes sure succeeded.
+func (w *walker) sureWhile(sure []int, walk func()) {
+	old := w.a.sure
+	w.a.sure = append(slices.Clip(old), sure...)
+	walk()
+	w.a.sure = old
 }
 
 // chdirCommands are the builtins that change the shell's directory.

@@ -276,15 +276,18 @@ func gitPaths(args []word) []PathArg {
 	spec := fileSpec{operand: Read | Write, chdir: []string{"-C"}, values: "c",
 		longs: []string{"namespace", "exec-path", "config-env", "super-prefix"},
 		files: map[string]Access{"-F": Read, "--file": Read, "--pathspec-from-file": Read, "-o": Write, "--output": Write, "--git-dir": Names, "--work-tree": Names}}
-	out := spec.paths(args)
-	for i := range out {
-		p := &out[i]
-		if _, rest, ok := strings.Cut(p.Path, ":"); ok && p.Access == Read|Write && !strings.Contains(p.Path, "://") {
-			p.Path, p.Access = rest, Read
+	// REV:path names path as git show and cat-file print it: relative to
+	// the -C directory when it starts with ./ or ../, else to the
+	// repository's top, taken to be the directory the command runs in.
+	words := make([]word, len(args))
+	for i, a := range args {
+		words[i] = a
+		if _, rest, ok := strings.Cut(a.s, ":"); ok && a.lit && !strings.HasPrefix(a.s, "-") && !strings.Contains(a.s, "://") {
 			if rest == "" {
-				p.Path = "."
+				rest = "."
 			}
+			words[i].s = rest
 		}
 	}
-	return out
+	return spec.paths(words)
 }

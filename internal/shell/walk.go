@@ -161,16 +161,34 @@ func (w *walker) stmt(s *syntax.Stmt, redirs []Redirect) {
 		}
 		redirs = own
 	}
+	var sure []int // the directory changes this statement's success implies
+	defer func() {
+		if s.Negated || s.Background {
+			sure = nil
+		}
+		w.a.lastSure = sure
+	}()
 	switch c := s.Cmd.(type) {
 	case nil:
 		// Only redirections: "> f" truncates f.
 		w.record(Command{Raw: w.text(s.Pos(), s.End()), Redirects: redirs})
 		w.a.unprovable("a redirection without a command")
 	case *syntax.CallExpr:
+		before := len(w.a.chdirs)
 		w.call(s, c, redirs)
+		if len(w.a.chdirs) == before+1 {
+			sure = []int{before}
+		}
 	case *syntax.BinaryCmd:
 		w.stmt(c.X, redirs)
-		w.stmt(c.Y, redirs)
+		if c.Op != syntax.AndStmt {
+			w.stmt(c.Y, redirs)
+			break
+		}
+		// cd sub && cat ../x: cat runs only if cd succeeded.
+		left := w.a.lastSure
+		w.sureWhile(left, func() { w.stmt(c.Y, redirs) })
+		sure = append(slices.Clip(left), w.a.lastSure...)
 	case *syntax.Subshell:
 		w.stmts(c.Stmts, redirs)
 	case *syntax.Block:
@@ -178,7 +196,7 @@ func (w *walker) stmt(s *syntax.Stmt, redirs []Redirect) {
 	case *syntax.IfClause:
 		for ic := c; ic != nil; ic = ic.Else {
 			w.stmts(ic.Cond, redirs)
-			w.stmts(ic.Then, redirs)
+			w.sureWhile(w.a.lastSure, func() { w.stmts(ic.Then, redirs) })
 		}
 	case *syntax.WhileClause:
 		m := w.loopStart()
@@ -208,6 +226,10 @@ func (w *walker) stmt(s *syntax.Stmt, redirs []Redirect) {
 		m := w.loopStart()
 		w.stmt(c.Body, redirs)
 		w.loopEnd(m)
+		if c.Name != nil && chdirCommands[c.Name.Value] {
+			// A function named cd makes later cds something else.
+			w.a.chdirs = append(w.a.chdirs, Chdir{Target: "?", Unknown: true})
+		}
 	case *syntax.ArithmCmd:
 		w.a.complex = true // the hazard walk judges the expression
 	case *syntax.TestClause:
@@ -387,7 +409,7 @@ func (w *walker) record(c Command) {
 	if len(w.redirs) > 0 {
 		c.Redirects = append(slices.Clip(w.redirs), c.Redirects...)
 	}
-	c.Chdirs = slices.Clip(w.a.chdirs)
+	c.Chdirs = w.a.chdirsNow()
 	if w.hidden {
 		w.a.Hidden = append(w.a.Hidden, c)
 	} else {

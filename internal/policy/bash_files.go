@@ -58,7 +58,11 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 			}
 			if p.unknown != "" {
 				if acc&(shell.Read|shell.Write) != 0 {
-					askOnce(Decision{Reason: fmt.Sprintf("%s %s a file toold cannot name (%s: %s), and %s rules deny or ask for some files", quote(c.Line()), verb(tool), shown(p.arg), p.unknown, tool), Source: "fileRules"})
+					source := "fileRules"
+					if p.arg.Redirect {
+						source = "redirection"
+					}
+					askOnce(Decision{Reason: fmt.Sprintf("%s %s a file toold cannot name (%s: %s), and %s rules deny or ask for some files", quote(c.Line()), verb(tool), shown(p.arg), p.unknown, tool), Source: source})
 				}
 				continue
 			}

@@ -271,3 +271,16 @@ func TestBashStaysInWorkingDirectories(t *testing.T) {
 	}
 	runFileCases(t, cases)
 }
+
+// acceptEdits does not approve writes into protected paths reached
+// through an earlier cd.
+func TestAcceptEditsFollowsCd(t *testing.T) {
+	var cases []fileCase
+	for _, cmd := range []string{"cd .git && touch config", "cd .git && echo x > config", "cd sub && echo x > ../.bashrc", "cd .git; mkdir hooks", "cd sub/up/.git && rm config"} {
+		cases = append(cases, fileCase{cmd: cmd, mode: "acceptEdits", rules: rules([]string{"Bash(cd:*)"}, nil, nil), want: Ask})
+	}
+	for _, cmd := range []string{"cd sub && touch y", "cd sub && mkdir z", "mkdir -p sub/new", "cd sub && rm -f ../x"} {
+		cases = append(cases, fileCase{cmd: cmd, mode: "acceptEdits", rules: rules([]string{"Bash(cd:*)"}, nil, nil), want: Allow})
+	}
+	runFileCases(t, cases)
+}

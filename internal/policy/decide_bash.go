@@ -56,21 +56,6 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 				fileAsk = d
 			}
 		}
-		for _, rd := range c.Redirects {
-			if !rd.Write {
-				continue
-			}
-			target, ok := in.redirectTarget(rd)
-			if !ok {
-				if in.hasDeny("Edit") {
-					return in.ask(Decision{Reason: fmt.Sprintf("%s writes to %s, which is computed at run time, and deny rules for file writes exist", quote(c.Line()), rd.Target), Source: "redirection"})
-				}
-				continue
-			}
-			if r := in.matchAny(Deny, "Edit", in.pathsOf(target)); r != nil {
-				return byRule(Deny, r, "writing "+target+" by redirection")
-			}
-		}
 	}
 	// Removing a critical path asks in every mode, bypass included; no
 	// allow rule approves it.
@@ -165,19 +150,20 @@ func (in *input) part(c *shell.Command, q Query) Part {
 		p.Behavior, p.Reason, p.Source = Allow, "bypassPermissions mode", "mode"
 		return p
 	}
-	// A write redirection is an Edit of its target.
-	for _, rd := range c.Redirects {
-		if !rd.Write {
+	// A write redirection is an Edit of its target, wherever the command
+	// runs after the cds before it.
+	cwds, cwdUnknown := in.cwdsOf(c)
+	for _, pa := range in.place(c, cwds, cwdUnknown) {
+		if !pa.arg.Redirect || pa.arg.Access&shell.Write == 0 {
 			continue
 		}
-		target, ok := in.redirectTarget(rd)
-		if !ok {
-			p.Behavior, p.Reason, p.Source = Ask, "writes to a file whose name is computed at run time", "redirection"
+		if pa.unknown != "" {
+			p.Behavior, p.Reason, p.Source = Ask, "writes to "+pa.arg.Path+", which toold cannot place: "+pa.unknown, "redirection"
 			return p
 		}
-		d := in.pathDecision("Edit", true, in.pathsOf(target))
+		d := in.pathDecision("Edit", true, pa.paths)
 		if d.Behavior != Allow {
-			p.Behavior, p.Reason, p.Source = Ask, "writes "+rd.Target+": "+d.Reason, d.Source
+			p.Behavior, p.Reason, p.Source = Ask, "writes "+pa.arg.Path+": "+d.Reason, d.Source
 			return p
 		}
 	}
@@ -207,20 +193,6 @@ func (in *input) part(c *shell.Command, q Query) Part {
 	return p
 }
 
-// redirectTarget is the absolute path a write redirection writes, with a
-// leading ~ expanded; ok is false when the target is computed at run time.
-func (in *input) redirectTarget(rd shell.Redirect) (string, bool) {
-	t := rd.Target
-	if rd.Dynamic {
-		rest, isHome := strings.CutPrefix(t, "~")
-		if !isHome || in.home == "" || (rest != "" && !strings.HasPrefix(rest, "/")) || strings.ContainsAny(rest, "$`*?[{~") {
-			return "", false
-		}
-		t = in.home + rest
-	}
-	return absolute(in.req.Cwd, t), true
-}
-
 // hasDeny reports whether any deny rule could apply to tool.
 func (in *input) hasDeny(tool string) bool {
 	for _, r := range in.rules.Rules(Deny) {
@@ -232,9 +204,15 @@ func (in *input) hasDeny(tool string) bool {
 }
 
 func (in *input) touchesProtected(c *shell.Command) bool {
-	for _, arg := range c.Argv[1:] {
-		if !strings.HasPrefix(arg, "-") && isProtected(absolute(in.req.Cwd, arg)) {
+	cwds, cwdUnknown := in.cwdsOf(c)
+	for _, pa := range in.place(c, cwds, cwdUnknown) {
+		if pa.unknown != "" {
 			return true
+		}
+		for _, path := range pa.paths {
+			if isProtected(path) {
+				return true
+			}
 		}
 	}
 	return false

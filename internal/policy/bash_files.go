@@ -41,8 +41,7 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 	if !readGuard && !editGuard {
 		return nil
 	}
-	cwds, cwdUnknown := in.cwdsOf(c)
-	args := in.place(c, cwds, cwdUnknown)
+	args := in.placementOf(c).args
 	var ask *Decision
 	askOnce := func(d Decision) {
 		if ask == nil {
@@ -182,13 +181,13 @@ func (in *input) guardedBelow(paths []string) (string, string) {
 // only commands that stay inside (https://code.claude.com/docs/en/permissions
 // "Working directories").
 func (in *input) outsideReason(c *shell.Command) string {
-	cwds, cwdUnknown := in.cwdsOf(c)
-	if cwds == nil {
-		return cwdUnknown
+	pl := in.placementOf(c)
+	if pl.cwds == nil {
+		return pl.cwdUnknown
 	}
 	// Arguments first: their reason names the file (cd / && cat
 	// etc/hostname reads /etc/hostname), then the directory itself.
-	for _, p := range in.place(c, cwds, cwdUnknown) {
+	for _, p := range pl.args {
 		if p.arg.Access == shell.Mention && !looksLikePath(p.arg.Path) {
 			continue
 		}
@@ -210,7 +209,7 @@ func (in *input) outsideReason(c *shell.Command) string {
 			}
 		}
 	}
-	for _, cwd := range cwds {
+	for _, cwd := range pl.cwds {
 		if !in.inScope("Read", []string{cwd}) {
 			return "it runs in " + cwd + ", outside the working directories"
 		}

@@ -64,7 +64,7 @@ func (in *input) cwdsOf(c *shell.Command) (cwds []string, unknown string) {
 		}
 		for _, from := range set {
 			for _, t := range targets {
-				next = appendNew(next, absolute(from, t), physical(from, t))
+				next = appendNew(next, absolute(from, t), in.physical(from, t))
 			}
 		}
 		set = next
@@ -133,7 +133,7 @@ func (in *input) place(c *shell.Command, cwds []string, cwdUnknown string) []pla
 // placeWord adds the paths word names from cwd; a glob adds its matches.
 func (in *input) placeWord(p *placed, cwd, word string) {
 	if !p.arg.Dynamic || !strings.ContainsAny(word, "*?[") {
-		p.paths = appendNew(p.paths, absolute(cwd, word), physical(cwd, word))
+		p.paths = appendNew(p.paths, absolute(cwd, word), in.physical(cwd, word))
 		return
 	}
 	comps := strings.Split(word, "/")
@@ -150,7 +150,7 @@ func (in *input) placeWord(p *placed, cwd, word string) {
 		}
 		fixed += "/" + c
 	}
-	p.globDirs = appendNew(p.globDirs, absolute("/", fixed), physical("/", fixed))
+	p.globDirs = appendNew(p.globDirs, absolute("/", fixed), in.physical("/", fixed))
 	// Match does not give * a leading dot only with dotglob in bash: here
 	// it does, the safer reading, since a shopt can turn dotglob on.
 	matches, ok := globComponents(base, comps)
@@ -159,7 +159,7 @@ func (in *input) placeWord(p *placed, cwd, word string) {
 		return
 	}
 	for _, m := range matches {
-		p.paths = appendNew(p.paths, absolute("/", m), physical("/", m))
+		p.paths = appendNew(p.paths, absolute("/", m), in.physical("/", m))
 	}
 }
 
@@ -231,13 +231,28 @@ func (in *input) expandHome(word string) (string, bool) {
 // physical is the path the kernel opens for name relative to cwd: each
 // component is resolved in turn, so that link/.. is the parent of the
 // link's target, not cwd (filepath.Clean would say cwd). Below the first
-// component that does not exist the rest is taken as written.
-func physical(cwd, name string) string {
-	todo := strings.Split(name, "/")
-	if !filepath.IsAbs(name) {
-		todo = append(strings.Split(cwd, "/"), todo...)
+// component that does not exist the rest is taken as written. The
+// resolved form of each cwd is kept for the decision: a command line
+// names many paths from few directories.
+func (in *input) physical(cwd, name string) string {
+	if filepath.IsAbs(name) {
+		return physicalFrom("/", name)
 	}
-	resolved := "/"
+	base, ok := in.physDirs[cwd]
+	if !ok {
+		base = physicalFrom("/", cwd)
+		if in.physDirs == nil {
+			in.physDirs = map[string]string{}
+		}
+		in.physDirs[cwd] = base
+	}
+	return physicalFrom(base, name)
+}
+
+// physicalFrom resolves name below resolved, a directory without
+// symlinks.
+func physicalFrom(resolved, name string) string {
+	todo := strings.Split(name, "/")
 	for hops := 0; len(todo) > 0; {
 		c := todo[0]
 		todo = todo[1:]
@@ -267,4 +282,26 @@ func physical(cwd, name string) string {
 		todo = append(strings.Split(target, "/"), todo...)
 	}
 	return resolved
+}
+
+// placement is a command's directories and placed path arguments,
+// computed once per decision.
+type placement struct {
+	cwds       []string
+	cwdUnknown string
+	args       []placed
+}
+
+func (in *input) placementOf(c *shell.Command) *placement {
+	if pl, ok := in.placements[c]; ok {
+		return pl
+	}
+	pl := &placement{}
+	pl.cwds, pl.cwdUnknown = in.cwdsOf(c)
+	pl.args = in.place(c, pl.cwds, pl.cwdUnknown)
+	if in.placements == nil {
+		in.placements = map[*shell.Command]*placement{}
+	}
+	in.placements[c] = pl
+	return pl
 }

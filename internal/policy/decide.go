@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/toold/toold/internal/shell"
 )
 
 // input is one decision's facts, gathered once.
@@ -16,6 +18,10 @@ type input struct {
 	resolve func(string) string
 	// pathRules: some rule has a path specifier.
 	pathRules bool
+
+	// Per-decision caches of Bash path placement (bash_paths.go).
+	physDirs   map[string]string
+	placements map[*shell.Command]*placement
 }
 
 // outcome constructors keep the wording of reasons in one place.

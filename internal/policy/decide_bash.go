@@ -36,10 +36,16 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 	// Deny first, on every command including those hidden in
 	// substitutions: deny analysis is at least as deep as allow analysis
 	// (security.md R12).
-	all := append(append([]shell.Command(nil), a.Commands...), a.Hidden...)
+	// Pointers into the analysis: placements are cached per command.
+	all := make([]*shell.Command, 0, len(a.Commands)+len(a.Hidden))
+	for i := range a.Commands {
+		all = append(all, &a.Commands[i])
+	}
+	for i := range a.Hidden {
+		all = append(all, &a.Hidden[i])
+	}
 	var fileAsk *Decision
-	for i := range all {
-		c := &all[i]
+	for _, c := range all {
 		q.Command = c
 		if r := in.rules.Match(Deny, q); r != nil {
 			d := byRule(Deny, r, "Bash command "+quote(c.Line()))
@@ -59,8 +65,7 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 	}
 	// Removing a critical path asks in every mode, bypass included; no
 	// allow rule approves it.
-	for i := range all {
-		c := &all[i]
+	for _, c := range all {
 		for _, t := range c.RemovalTargets() {
 			if isCritical(t, in.req.Cwd, in.home, in.req.Dirs) {
 				return in.ask(Decision{Reason: fmt.Sprintf("%s removes the critical path %s", quote(c.Line()), t), Source: "criticalPath"})
@@ -73,8 +78,7 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 	if fileAsk != nil {
 		return in.ask(*fileAsk)
 	}
-	for i := range all {
-		c := &all[i]
+	for _, c := range all {
 		q.Command = c
 		if r := in.rules.Match(Ask, q); r != nil {
 			return in.ask(byRule(Ask, r, "Bash command "+quote(c.Line())))
@@ -152,8 +156,7 @@ func (in *input) part(c *shell.Command, q Query) Part {
 	}
 	// A write redirection is an Edit of its target, wherever the command
 	// runs after the cds before it.
-	cwds, cwdUnknown := in.cwdsOf(c)
-	for _, pa := range in.place(c, cwds, cwdUnknown) {
+	for _, pa := range in.placementOf(c).args {
 		if !pa.arg.Redirect || pa.arg.Access&shell.Write == 0 {
 			continue
 		}
@@ -204,8 +207,7 @@ func (in *input) hasDeny(tool string) bool {
 }
 
 func (in *input) touchesProtected(c *shell.Command) bool {
-	cwds, cwdUnknown := in.cwdsOf(c)
-	for _, pa := range in.place(c, cwds, cwdUnknown) {
+	for _, pa := range in.placementOf(c).args {
 		if pa.unknown != "" {
 			return true
 		}

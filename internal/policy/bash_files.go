@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -66,19 +67,23 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 				continue
 			}
 			paths := p.paths
+			if acc&shell.Inline != 0 && !anyExists(paths) {
+				// A program's word that names no file (s/.env/x/ is
+				// no path): only existing files are what it may open.
+				continue
+			}
 			if r := in.matchAny(Deny, tool, paths); r != nil {
-				if acc&shell.Mention != 0 {
-					// An argument of a program toold does not know: it
-					// may not be a file at all, so it asks rather than
-					// denies.
+				if acc&(shell.Mention|shell.Inline) != 0 {
+					// An argument of a program toold does not know, or a
+					// word of a program text: it may not be a file at
+					// all, so it asks rather than denies.
 					askOnce(Decision{Reason: fmt.Sprintf("%s names %s, which the %s rule %s denies to %s; toold does not know whether the program opens it", quote(c.Line()), paths[len(paths)-1], r.Source, r.Text, tool), Rule: r.Text, Source: r.Source.String()})
 					continue
 				}
-				d := byRule(Deny, r, fmt.Sprintf("%s %s %s, which", quote(c.Line()), verb(tool), paths[len(paths)-1]))
-				return &d
+				return &Decision{Behavior: Deny, Reason: fmt.Sprintf("%s %s %s, which the %s rule %s denies", quote(c.Line()), verb(tool), paths[len(paths)-1], r.Source, r.Text), Rule: r.Text, Source: r.Source.String()}
 			}
 			if r := in.matchAny(Ask, tool, paths); r != nil {
-				askOnce(byRule(Ask, r, fmt.Sprintf("%s %s %s, which", quote(c.Line()), verb(tool), paths[len(paths)-1])))
+				askOnce(Decision{Reason: fmt.Sprintf("%s %s %s, for which the %s rule %s asks", quote(c.Line()), verb(tool), paths[len(paths)-1], r.Source, r.Text), Rule: r.Text, Source: r.Source.String()})
 			}
 		}
 		if acc&shell.Recursive != 0 && readGuard && p.unknown == "" {
@@ -94,8 +99,10 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 // by Read rules, writes by Edit rules, an unplaced argument by both.
 func toolsFor(acc shell.Access) []string {
 	switch {
-	case acc&shell.Mention != 0:
+	case acc&(shell.Mention|shell.Inline) != 0:
 		return []string{"Read", "Edit"}
+	case acc&shell.Run != 0:
+		return []string{"Read"}
 	case acc&shell.Read != 0 && acc&shell.Write != 0:
 		return []string{"Read", "Edit"}
 	case acc&shell.Read != 0:
@@ -188,7 +195,10 @@ func (in *input) outsideReason(c *shell.Command) string {
 	// Arguments first: their reason names the file (cd / && cat
 	// etc/hostname reads /etc/hostname), then the directory itself.
 	for _, p := range pl.args {
-		if p.arg.Access == shell.Mention && !looksLikePath(p.arg.Path) {
+		if p.arg.Access == shell.Mention && !looksLikePath(p.arg.Path) || p.arg.Access&(shell.Inline|shell.Run) != 0 {
+			// Program text and the program's own path are for the deny
+			// rules: /usr/bin/python3 runs from outside, and a program
+			// text's words are too often not paths.
 			continue
 		}
 		if p.unknown != "" {
@@ -243,4 +253,13 @@ func accessVerb(acc shell.Access) string {
 // (a branch name, a number) are not.
 func looksLikePath(s string) bool {
 	return strings.Contains(s, "/") || strings.HasPrefix(s, "~") || s == ".." || strings.HasPrefix(s, "$HOME")
+}
+
+func anyExists(paths []string) bool {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -88,7 +88,9 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 		// bypassPermissions runs what it cannot analyse only when no deny
 		// rule for Bash exists: with one, an unprovable command could hide
 		// the denied program (security.md R6, P2).
-		if in.req.Mode != "bypassPermissions" || in.hasDeny("Bash") {
+		// Read and Edit rules count the same way: what cannot be
+		// analysed could read or write the file they cover.
+		if in.req.Mode != "bypassPermissions" || in.hasDeny("Bash") || in.guarded("Read") || in.guarded("Edit") {
 			return in.ask(Decision{Reason: "the command cannot be fully analysed: " + strings.Join(a.Unprovable, "; "), Source: "analysis"})
 		}
 	}

@@ -25,6 +25,13 @@ const (
 	// program toold has no entry for, or the value of an option it does
 	// not know. It may or may not name a file.
 	Mention
+	// Inline: a word of a program text given on the command line (sed's
+	// script, awk's program, python -c's code), which can open files by
+	// name (sed 'r f', awk 'getline < "f"', open("f")).
+	Inline
+	// Run: the program itself, when named by a path (./run.sh): running
+	// a script reads it.
+	Run
 )
 
 // PathArg is one argument or redirection target that names, or may name,
@@ -68,6 +75,9 @@ func (c *Command) PathArgs() []PathArg {
 		if spec, ok = interpreter(name); !ok {
 			spec = unknownCommand
 		}
+	}
+	if strings.Contains(c.Argv[0], "/") && !c.argDynamic(0) {
+		out = append(out, PathArg{Path: c.Argv[0], Access: Run})
 	}
 	out = append(out, spec.paths(args)...)
 	if slices.Contains(c.Wrappers, "xargs") && spec.operand&(Read|Write) != 0 {
@@ -115,4 +125,21 @@ func interpreter(name string) (fileSpec, bool) {
 	}
 	spec, ok := fileCommands[base]
 	return spec, ok && spec.first == Read
+}
+
+// inlineTokens splits a program text into the words that could be file
+// names: runs of characters a path is usually made of. A token is checked
+// against deny rules only; a program that builds a name at run time
+// ("." "env") is beyond any such check, which is why the sandbox stays.
+func inlineTokens(text string, dynamic bool) []PathArg {
+	var out []PathArg
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/~+@%,:=", r) || r > 0x7f)
+	}) {
+		if len(tok) > 4096 || strings.Trim(tok, "._-/~+@%,:=0123456789") == "" && !strings.Contains(tok, ".") {
+			continue
+		}
+		out = append(out, PathArg{Path: tok, Access: Inline})
+	}
+	return out
 }

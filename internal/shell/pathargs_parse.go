@@ -44,6 +44,10 @@ type fileSpec struct {
 	// mentions: every option value the spec does not know is a Mention
 	// (the spec of programs toold has no entry for).
 	mentions bool
+	// inline: the skipped operands, the values of script options that
+	// are not files, and an interpreter's inline program are program
+	// text, split into Inline tokens.
+	inline bool
 	// special parses programs whose grammar is not option/operand
 	// (find, dd, tar's bundled letters, git's subcommands).
 	special func(args []word) []PathArg
@@ -62,6 +66,8 @@ type parseState struct {
 	// dirDyn: it is computed at run time, and so are they.
 	dir    string
 	dirDyn bool
+	// programs are the program texts seen (sed -e's values).
+	programs []word
 }
 
 // path is the PathArg of word a, relative to the -C directory if any.
@@ -77,7 +83,16 @@ func (s *fileSpec) paths(args []word) []PathArg {
 	s.parse(st, args)
 	ops := st.operands
 	if s.skip > 0 && !st.scripted {
+		st.programs = append(st.programs, wordsOf(ops[:min(s.skip, len(ops))])...)
 		ops = ops[min(s.skip, len(ops)):]
+	}
+	if s.first != 0 && st.programmed && len(ops) > 0 {
+		st.programs = append(st.programs, wordsOf(ops[:1])...)
+	}
+	if s.inline {
+		for _, p := range st.programs {
+			st.out = append(st.out, inlineTokens(p.s, !p.lit)...)
+		}
 	}
 	recursive := s.always || st.recursive
 	if len(ops) == 0 && recursive && s.dirDot {
@@ -195,8 +210,14 @@ func (s *fileSpec) option(st *parseState, name string, val word, has bool) bool 
 	switch {
 	case slices.Contains(s.script, name):
 		st.scripted = true
+		if _, file := s.files[name]; !file && has {
+			st.programs = append(st.programs, val)
+		}
 	case slices.Contains(s.prog, name):
 		st.programmed = true
+		if has {
+			st.programs = append(st.programs, val)
+		}
 	}
 	if slices.Contains(s.recurse, name) {
 		st.recursive = true
@@ -312,4 +333,12 @@ func joinDir(dir string, a word) string {
 		return a.s
 	}
 	return strings.TrimSuffix(dir, "/") + "/" + a.s
+}
+
+func wordsOf(ps []PathArg) []word {
+	out := make([]word, len(ps))
+	for i, p := range ps {
+		out[i] = word{s: p.Path, lit: !p.Dynamic}
+	}
+	return out
 }

@@ -45,13 +45,14 @@ var sedSpec = fileSpec{
 	operand: Read, skip: 1, script: []string{"-e", "-f", "--expression", "--file"},
 	values: "el", longs: []string{"expression", "line-length"},
 	files: map[string]Access{"-f": Read, "--file": Read}, optional: "i",
-	inPlace: []string{"-i", "--in-place"},
+	inPlace: []string{"-i", "--in-place"}, inline: true,
 }
 
 var awkSpec = fileSpec{
 	operand: Read, skip: 1, script: []string{"-f", "--file", "-e", "--source"},
 	values: "vFeEl", longs: []string{"assign", "field-separator", "source", "load", "dump-variables", "profile"},
-	files: map[string]Access{"-f": Read, "--file": Read, "-i": Read, "--include": Read, "-E": Read, "--exec": Read},
+	files:  map[string]Access{"-f": Read, "--file": Read, "-i": Read, "--include": Read, "-E": Read, "--exec": Read},
+	inline: true,
 }
 
 var jqSpec = fileSpec{
@@ -66,7 +67,7 @@ var jqSpec = fileSpec{
 // unless an option gave the program inline; the other operands are the
 // script's own arguments.
 func scriptSpec(prog []string, values string) fileSpec {
-	return fileSpec{first: Read, operand: Mention, prog: prog, values: values, mentions: true}
+	return fileSpec{first: Read, operand: Mention, prog: prog, values: values, mentions: true, inline: true}
 }
 
 var copySpec = fileSpec{

@@ -72,7 +72,7 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 				// no path): only existing files are what it may open.
 				continue
 			}
-			if r := in.matchAny(Deny, tool, paths); r != nil {
+			if r := in.matchResolved(Deny, tool, paths); r != nil {
 				if acc&(shell.Mention|shell.Inline) != 0 {
 					// An argument of a program toold does not know, or a
 					// word of a program text: it may not be a file at
@@ -82,7 +82,7 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 				}
 				return &Decision{Behavior: Deny, Reason: fmt.Sprintf("%s %s %s, which the %s rule %s denies", quote(c.Line()), verb(tool), paths[len(paths)-1], r.Source, r.Text), Rule: r.Text, Source: r.Source.String()}
 			}
-			if r := in.matchAny(Ask, tool, paths); r != nil {
+			if r := in.matchResolved(Ask, tool, paths); r != nil {
 				askOnce(Decision{Reason: fmt.Sprintf("%s %s %s, for which the %s rule %s asks", quote(c.Line()), verb(tool), paths[len(paths)-1], r.Source, r.Text), Rule: r.Text, Source: r.Source.String()})
 			}
 		}
@@ -231,7 +231,7 @@ func (in *input) outsideReason(c *shell.Command) string {
 // /dev/null, or an allow rule of tool covers it.
 func (in *input) inScope(tool string, paths []string) bool {
 	for _, p := range paths {
-		if !alwaysInScope[p] && !inside(p, in.req.Dirs) && in.matchAll(Allow, tool, []string{p}) == nil {
+		if !alwaysInScope[p] && !inside(p, in.dirs()) && in.matchAll(Allow, tool, []string{p}) == nil {
 			return false
 		}
 	}
@@ -262,4 +262,44 @@ func anyExists(paths []string) bool {
 		}
 	}
 	return false
+}
+
+// matchResolved is matchAny, and again with the cwd and home that anchor
+// ./ and ~/ patterns in their physical form: a physical path (the target
+// of a symlink) lies under the physical cwd, not under a cwd reached
+// through a symlink.
+func (in *input) matchResolved(b Behavior, tool string, paths []string) *Rule {
+	if r := in.matchAny(b, tool, paths); r != nil {
+		return r
+	}
+	cwd, home := in.physical("/", in.req.Cwd), in.home
+	if home != "" {
+		home = in.physical("/", home)
+	}
+	if cwd == in.req.Cwd && home == in.home {
+		return nil
+	}
+	q := in.query()
+	q.Tool, q.Cwd, q.Home = tool, cwd, home
+	for _, p := range paths {
+		q.Path = p
+		if r := in.rules.Match(b, q); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// dirs are the working directories as given and in their physical form,
+// which physical paths are compared with.
+func (in *input) dirs() []string {
+	if in.physWorkDirs == nil {
+		in.physWorkDirs = append([]string{}, in.req.Dirs...)
+		for _, d := range in.req.Dirs {
+			if r := in.physical("/", d); r != d {
+				in.physWorkDirs = append(in.physWorkDirs, r)
+			}
+		}
+	}
+	return in.physWorkDirs
 }

@@ -287,3 +287,30 @@ func TestAcceptEditsFollowsCd(t *testing.T) {
 	}
 	runFileCases(t, cases)
 }
+
+// A workspace reached through a symlink (macOS's /tmp, a mounted volume):
+// physical paths lie below its physical form, and rules anchored at the
+// cwd as given still match them.
+func TestBashWorkspaceThroughSymlink(t *testing.T) {
+	w := newFileWorld(t)
+	link := filepath.Join(filepath.Dir(w.ws), "wslink")
+	if err := os.Symlink(w.ws, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Behavior
+	}{
+		{"cat x", Allow}, {"cd sub && cat ../x", Allow}, {"cat innocent", Deny}, {"cat .env", Deny}, {"cat rel", Deny},
+		{"cd sub/up && cat .env", Deny}, {"cat ../outside/canary", Ask}, {"cat outlink/canary", Ask},
+	} {
+		w.e.Forget("s")
+		d, err := w.e.Decide(context.Background(), Request{
+			SessionID: "s", Tool: "Bash", Args: map[string]any{"command": tc.cmd}, Mode: "default",
+			Cwd: link, Workspace: link, Dirs: []string{link}, Rules: rules(allowCat, denyEnv, nil),
+		})
+		if err != nil || d.Behavior != tc.want {
+			t.Errorf("%s: got %v (%s), want %v", tc.cmd, d.Behavior, d.Reason, tc.want)
+		}
+	}
+}

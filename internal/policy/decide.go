@@ -20,8 +20,9 @@ type input struct {
 	pathRules bool
 
 	// Per-decision caches of Bash path placement (bash_paths.go).
-	physDirs   map[string]string
-	placements map[*shell.Command]*placement
+	physDirs     map[string]string
+	physWorkDirs []string
+	placements   map[*shell.Command]*placement
 }
 
 // outcome constructors keep the wording of reasons in one place.

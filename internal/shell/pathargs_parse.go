@@ -37,6 +37,9 @@ type fileSpec struct {
 	inPlace  []string // options that make operands Write too (sed -i)
 	target   []string // options naming the destination (cp -t): no operand is then last
 	chdir    []string // options whose value is the directory later operands are relative to (tar -C, make -C)
+	// fixedFiles: file option values stay relative to the cwd (tar opens
+	// its -f archive before any -C).
+	fixedFiles bool
 	stop     []string // options after which no word is a path (jq --args)
 	// atFile: a value of the form @path (or <path after =) is a file
 	// read (curl -d @f, -F name=@f).
@@ -229,7 +232,11 @@ func (s *fileSpec) option(st *parseState, name string, val word, has bool) bool 
 		st.targeted = true
 	}
 	if acc, ok := s.files[name]; ok && has && !(val.lit && val.s == "-") {
-		st.out = append(st.out, st.path(val, acc))
+		if s.fixedFiles {
+			st.out = append(st.out, PathArg{Path: val.s, Access: acc, Dynamic: !val.lit})
+		} else {
+			st.out = append(st.out, st.path(val, acc))
+		}
 	}
 	if slices.Contains(s.chdir, name) && has {
 		p := st.path(val, Names)
@@ -239,6 +246,7 @@ func (s *fileSpec) option(st *parseState, name string, val word, has bool) bool 
 	if has && s.atFile {
 		if f, ok := atFileOf(val.s); ok {
 			st.out = append(st.out, st.path(word{s: f, lit: val.lit}, Read))
+			return slices.Contains(s.stop, name)
 		}
 	}
 	if has && s.mentions && val.s != "" {

@@ -257,7 +257,7 @@ func tarPaths(args []word) []PathArg {
 	}
 	spec := fileSpec{operand: Names, values: "bHLVNg", longs: []string{"exclude", "transform", "owner", "group", "mode", "mtime", "format", "blocking-factor", "label", "newer", "use-compress-program", "to-command", "checkpoint-action", "strip-components"},
 		files: map[string]Access{"-f": Read, "--file": Read, "-T": Read, "--files-from": Read, "-X": Read, "--exclude-from": Read},
-		chdir: []string{"-C", "--directory"}}
+		chdir: []string{"-C", "--directory"}, fixedFiles: true}
 	if create {
 		spec.operand = Read | Recursive
 		spec.files = map[string]Access{"-f": Write, "--file": Write, "-T": Read, "--files-from": Read, "-X": Read, "--exclude-from": Read}

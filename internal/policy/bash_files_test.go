@@ -314,3 +314,27 @@ func TestBashWorkspaceThroughSymlink(t *testing.T) {
 		}
 	}
 }
+
+// Other spellings of the rule: ~/ and // anchors, globs, an ask rule, a
+// file in an additional directory.
+func TestReadRuleFormsBindBash(t *testing.T) {
+	runFileCases(t, []fileCase{
+		{cmd: "cat ~/x", mode: "bypassPermissions", rules: rules(nil, []string{"Read(~/x)"}, nil), want: Deny, in: "Read(~/x)"},
+		{cmd: "cat $HOME/x", mode: "bypassPermissions", rules: rules(nil, []string{"Read(~/x)"}, nil), want: Deny},
+		{cmd: "cd ~ && cat x", mode: "bypassPermissions", rules: rules(nil, []string{"Read(~/x)"}, nil), want: Deny},
+		{cmd: "cat $OUT/canary", mode: "bypassPermissions", rules: rules(nil, []string{"Read(/" + "/**/canary)"}, nil), want: Deny},
+		{cmd: "cd outlink && cat canary", mode: "bypassPermissions", rules: rules(nil, []string{"Read(/" + "/**/canary)"}, nil), want: Deny},
+		{cmd: "cat outlink/canary", mode: "bypassPermissions", rules: rules(nil, []string{"Read(/" + "/**/outside/**)"}, nil), want: Deny},
+		{cmd: "cat $EXTRA/y", rules: rules(allowCat, []string{"Read(/" + "/**/extra/y)"}, nil), want: Deny},
+		{cmd: "cat sub/x", rules: rules(allowCat, []string{"Read(./sub/**)"}, nil), want: Deny},
+		{cmd: "cd sub && cat x", rules: rules(allowCat, []string{"Read(./sub/**)"}, nil), want: Deny},
+		{cmd: "cat clean/a.txt", rules: rules(allowCat, []string{"Read(*.txt)"}, nil), want: Deny},
+		{cmd: "cat x", rules: rules(allowCat, []string{"Read"}, nil), want: Deny},
+		{cmd: "exec 3< .env; cat <&3", mode: "bypassPermissions", rules: rules(nil, denyEnv, nil), want: Deny},
+		{cmd: "diff <(cat .env) x", mode: "bypassPermissions", rules: rules(nil, denyEnv, nil), want: Deny},
+		{cmd: "cat <<< \"$(cat .env)\"", mode: "bypassPermissions", rules: rules(nil, denyEnv, nil), want: Deny},
+		{cmd: "cat x | tee out; cat .env", mode: "bypassPermissions", rules: rules(nil, denyEnv, nil), want: Deny},
+		// A deny rule beats an ask on another command of the line.
+		{cmd: "cat ask.txt; cat .env", rules: rules(allowAll, denyEnv, []string{"Read(./ask.txt)"}), want: Deny, in: "Read(./.env)"},
+	})
+}

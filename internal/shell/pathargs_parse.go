@@ -40,7 +40,7 @@ type fileSpec struct {
 	// fixedFiles: file option values stay relative to the cwd (tar opens
 	// its -f archive before any -C).
 	fixedFiles bool
-	stop     []string // options after which no word is a path (jq --args)
+	stop       []string // options after which no word is a path (jq --args)
 	// atFile: a value of the form @path (or <path after =) is a file
 	// read (curl -d @f, -F name=@f).
 	atFile bool

@@ -338,3 +338,29 @@ func TestReadRuleFormsBindBash(t *testing.T) {
 		{cmd: "cat ask.txt; cat .env", rules: rules(allowAll, denyEnv, []string{"Read(./ask.txt)"}), want: Deny, in: "Read(./.env)"},
 	})
 }
+
+// After a cd that stays in effect between calls, ./ rules follow the
+// session's directory (Claude Code's reading); a / rule stays anchored at
+// the session's original directory.
+func TestRuleAnchorsAfterSessionCd(t *testing.T) {
+	w := newFileWorld(t)
+	for _, tc := range []struct {
+		rule, cmd string
+		want      Behavior
+	}{
+		{"Read(/**/.env)", "cat ../.env", Deny},
+		{"Read(/.env)", "cat ../.env", Deny},
+		{"Read(/.env)", "cat .env", Allow}, // sub/.env is not /.env
+		{"Read(./.env)", "cat .env", Deny},
+	} {
+		w.e.Forget("s")
+		sub := filepath.Join(w.ws, "sub")
+		d, err := w.e.Decide(context.Background(), Request{
+			SessionID: "s", Tool: "Bash", Args: map[string]any{"command": tc.cmd}, Mode: "default",
+			Cwd: sub, Workspace: w.ws, Dirs: []string{w.ws}, Rules: rules(allowCat, []string{tc.rule}, nil),
+		})
+		if err != nil || d.Behavior != tc.want {
+			t.Errorf("%s with %s: got %v (%s), want %v", tc.cmd, tc.rule, d.Behavior, d.Reason, tc.want)
+		}
+	}
+}

@@ -31,6 +31,8 @@ func FuzzAnalyze(f *testing.F) {
 		"eval 'rm x'; source y; alias z=w",
 		"export PATH=/tmp; A=1 B=2; PATH=/x ls",
 		"echo x > ~/.bashrc 2>&1 >&- <> f {fd}>g",
+		"cd a && cat ../.env; tar -C d -czf - x | jq --rawfile s f -n; grep -rf.env .; git -C d show HEAD:x",
+		"for d in a b; do cd $d || pushd ~; done; popd; sed -i.bak 's/x/y/' f; cp -t d a b",
 		"\\if x; \\timeout 5; \\export A=1; command -v ls",
 		"a\u00a0b \u202e c\x00d",
 		"",
@@ -41,6 +43,14 @@ func FuzzAnalyze(f *testing.F) {
 		a := Analyze(src)
 		if a == nil {
 			t.Fatal("nil analysis")
+		}
+		// The path table reads any command without panicking, and every
+		// command keeps the directory changes before it.
+		for i := range a.Commands {
+			a.Commands[i].PathArgs()
+			if len(a.Commands[i].Chdirs) > len(a.chdirs) {
+				t.Fatalf("%q: a command has more directory changes than the line", src)
+			}
 		}
 		for _, u := range a.Unprovable {
 			if strings.HasPrefix(u, analysisFailed) {

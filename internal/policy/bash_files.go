@@ -57,7 +57,7 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 				continue
 			}
 			if p.unknown != "" {
-				if acc&(shell.Read|shell.Write) != 0 {
+				if acc&(shell.Read|shell.Write) != 0 || p.proc && acc&(shell.Mention|shell.Run) != 0 {
 					source := "fileRules"
 					if p.arg.Redirect {
 						source = "redirection"
@@ -67,6 +67,14 @@ func (in *input) fileRules(c *shell.Command) *Decision {
 				continue
 			}
 			paths := p.paths
+			if tool == "Read" && acc&shell.Read != 0 && !p.arg.Redirect && c != in.first && !anyExists(paths) {
+				// The file does not exist yet: an earlier command of the
+				// line makes it, and what it makes may be a link to a
+				// file the rules cover (ln -s .env x is seen; a script
+				// that does the same is not).
+				askOnce(Decision{Reason: fmt.Sprintf("%s reads %s, which does not exist before the command line runs, and Read rules deny or ask for some files", quote(c.Line()), paths[0]), Source: "fileRules"})
+				continue
+			}
 			if acc&shell.Inline != 0 && !anyExists(paths) {
 				// A program's word that names no file (s/.env/x/ is
 				// no path): only existing files are what it may open.
@@ -201,21 +209,27 @@ func (in *input) outsideReason(c *shell.Command) string {
 			// text's words are too often not paths.
 			continue
 		}
+		if len(p.paths) > 0 && alwaysInScope[p.paths[0]] {
+			continue // /dev/stderr's link leads into /proc: it is still no file
+		}
+		tool := "Read"
+		if p.arg.Access&shell.Write != 0 {
+			tool = "Edit"
+		}
+		for _, path := range p.globDirs {
+			if !in.inScope(tool, []string{path}) {
+				return fmt.Sprintf("%s %s, outside the working directories", accessVerb(p.arg.Access), path)
+			}
+		}
 		if p.unknown != "" {
 			if p.arg.Access == shell.Mention && p.arg.Dynamic && !looksLikePath(p.arg.Path) {
 				continue
 			}
 			return fmt.Sprintf("toold cannot tell whether %s stays inside the working directories: %s", shown(p.arg), p.unknown)
 		}
-		tool := "Read"
-		if p.arg.Access&shell.Write != 0 {
-			tool = "Edit"
-		}
-		for _, group := range [][]string{p.globDirs, p.paths} {
-			for _, path := range group {
-				if !in.inScope(tool, []string{path}) {
-					return fmt.Sprintf("%s %s, outside the working directories", accessVerb(p.arg.Access), path)
-				}
+		for _, path := range p.paths {
+			if !in.inScope(tool, []string{path}) {
+				return fmt.Sprintf("%s %s, outside the working directories", accessVerb(p.arg.Access), path)
 			}
 		}
 	}

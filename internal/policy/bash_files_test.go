@@ -170,13 +170,15 @@ func TestReadDenyAsksWhenUnsure(t *testing.T) {
 		"sed 'r .env' x", "sed -e 'R .env' x", "awk '{ while ((getline l < \".env\") > 0) print l }' x", "python3 -c 'print(open(\".env\").read())'",
 		"perl -ne 'open F, \".env\"; print <F>' x", "node -e 'require(\"fs\").readFileSync(\".env\")'",
 		"eval \"$X\"", "f() { cat \"$1\"; }; f .env",
+		"cat /proc/self/cwd/.env", "cd /proc/self/cwd && cat .env", "mycmd /proc/self/cwd/.env", "cat /proc/thread-self/cwd/x", "cat /dev/fd/5",
+		"./mk.sh && cat made", "mycmd; head -n1 made/x",
 	} {
 		cases = append(cases, fileCase{cmd: cmd, rules: readDenyAll, want: Ask})
 		cases = append(cases, fileCase{cmd: cmd, mode: "dontAsk", rules: readDenyAll, want: Deny})
 	}
 	// Even bypassPermissions asks: a deny rule covers what the command
 	// may read.
-	for _, cmd := range []string{"mycmd .env", "grep -r SECRET .", "xargs cat < list", "cat $F", "eval \"$X\"", "sed 'r .env' x"} {
+	for _, cmd := range []string{"mycmd .env", "grep -r SECRET .", "xargs cat < list", "cat $F", "eval \"$X\"", "sed 'r .env' x", "cat /proc/self/cwd/.env", "./mk.sh && cat made"} {
 		cases = append(cases, fileCase{cmd: cmd, mode: "bypassPermissions", rules: readDenyAll, want: Ask})
 	}
 	cases = append(cases,
@@ -194,7 +196,7 @@ func TestReadDenyAsksWhenUnsure(t *testing.T) {
 func TestReadDenyLeavesOthers(t *testing.T) {
 	var cases []fileCase
 	for _, cmd := range []string{
-		"cat x", "cat sub/x", "cat .envrc", "cat .env.example", "grep .env x", "grep -e .env x", "sed s/.env/y/ x", "echo .env", "ls .env", "ls -la",
+		"cat x", "cat sub/x", "cat .envrc", "cat .env.example", "cat /dev/stdin", "cat x; cat x", "grep .env x", "grep -e .env x", "sed s/.env/y/ x", "echo .env", "ls .env", "ls -la",
 		"stat .env", "test -f .env", "cat clean/a.txt", "grep -r a clean", "rg a clean", "cp x y", "cat /dev/null", "head -n 1 x", "cd sub && cat x",
 		"awk '/.env/' x", "jq -n --arg f .env '$f'", "jq -n --args '$ARGS' .env",
 	} {

@@ -28,6 +28,8 @@ type placed struct {
 	paths []string
 	// unknown says why the argument cannot be placed ("" when it can).
 	unknown string
+	// proc: the argument is under /proc (see underProc).
+	proc bool
 	// globDirs are the fixed directories of a glob (/etc for /etc/*):
 	// the command lists them even when nothing matches.
 	globDirs []string
@@ -66,6 +68,9 @@ func (in *input) cwdsOf(c *shell.Command) (cwds []string, unknown string) {
 			for _, t := range targets {
 				next = appendNew(next, absolute(from, t), in.physical(from, t))
 			}
+		}
+		if underProc(next) {
+			return nil, "it runs after cd " + ch.Target + ": " + procUnknown
 		}
 		set = next
 		if len(set) > maxCwds {
@@ -125,9 +130,26 @@ func (in *input) place(c *shell.Command, cwds []string, cwdUnknown string) []pla
 		if cwds == nil {
 			in.placeWord(&p, "/", words[0])
 		}
+		if p.unknown == "" && underProc(p.paths) && !(len(p.paths) > 0 && alwaysInScope[p.paths[0]]) {
+			p.unknown, p.proc = procUnknown, true
+		}
 		out = append(out, p)
 	}
 	return out
+}
+
+const procUnknown = "it is under /proc, whose links (self, cwd, fd, root) name the command's own process, not toold's"
+
+// underProc: a path through /proc. Its links resolve differently in the
+// command (/proc/self/cwd is the command's directory) than in toold, so
+// toold cannot place it.
+func underProc(paths []string) bool {
+	for _, p := range paths {
+		if p == "/proc" || strings.HasPrefix(p, "/proc/") {
+			return true
+		}
+	}
+	return false
 }
 
 // placeWord adds the paths word names from cwd; a glob adds its matches.

@@ -20,6 +20,9 @@ type input struct {
 	pathRules bool
 
 	// Per-decision caches of Bash path placement (bash_paths.go).
+	// first is the command line's first command: only a later one can
+	// read a file the line itself makes.
+	first        *shell.Command
 	physDirs     map[string]string
 	physWorkDirs []string
 	placements   map[*shell.Command]*placement

@@ -17,6 +17,9 @@ var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "rm": tr
 // denies the call (security.md P1, P2).
 func (in *input) bash() Decision {
 	a := shell.Analyze(in.shellCommand())
+	if len(a.Commands) > 0 {
+		in.first = &a.Commands[0]
+	}
 	d := in.bashDecision(a)
 	d.Warnings = a.Destructive()
 	if d.Parts == nil {
@@ -159,8 +162,8 @@ func (in *input) part(c *shell.Command, q Query) Part {
 	// A write redirection is an Edit of its target, wherever the command
 	// runs after the cds before it.
 	for _, pa := range in.placementOf(c).args {
-		if !pa.arg.Redirect || pa.arg.Access&shell.Write == 0 {
-			continue
+		if !pa.arg.Redirect || pa.arg.Access&shell.Write == 0 || alwaysInScope[pa.arg.Path] {
+			continue // /dev/stderr and the like are not files of the machine
 		}
 		if pa.unknown != "" {
 			p.Behavior, p.Reason, p.Source = Ask, "writes to "+pa.arg.Path+", which toold cannot place: "+pa.unknown, "redirection"

@@ -286,10 +286,7 @@ func (in *input) matchResolved(b Behavior, tool string, paths []string) *Rule {
 	if r := in.matchAny(b, tool, paths); r != nil {
 		return r
 	}
-	cwd, home := in.physical("/", in.req.Cwd), in.home
-	if home != "" {
-		home = in.physical("/", home)
-	}
+	cwd, home := in.physicalAnchors()
 	if cwd == in.req.Cwd && home == in.home {
 		return nil
 	}
@@ -316,4 +313,16 @@ func (in *input) dirs() []string {
 		}
 	}
 	return in.physWorkDirs
+}
+
+// physicalAnchors are the cwd and home in their physical form, resolved
+// once per decision.
+func (in *input) physicalAnchors() (cwd, home string) {
+	if !in.anchorsDone {
+		in.physCwd, in.physHome, in.anchorsDone = in.physical("/", in.req.Cwd), in.home, true
+		if in.home != "" {
+			in.physHome = in.physical("/", in.home)
+		}
+	}
+	return in.physCwd, in.physHome
 }

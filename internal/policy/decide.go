@@ -25,6 +25,9 @@ type input struct {
 	first        *shell.Command
 	physDirs     map[string]string
 	physWorkDirs []string
+	physCwd      string
+	physHome     string
+	anchorsDone  bool
 	placements   map[*shell.Command]*placement
 }
 

@@ -258,17 +258,23 @@ func (in *input) expandHome(word string) (string, bool) {
 // names many paths from few directories.
 func (in *input) physical(cwd, name string) string {
 	if filepath.IsAbs(name) {
-		return physicalFrom("/", name)
+		return in.physicalAbs(name)
 	}
-	base, ok := in.physDirs[cwd]
-	if !ok {
-		base = physicalFrom("/", cwd)
-		if in.physDirs == nil {
-			in.physDirs = map[string]string{}
-		}
-		in.physDirs[cwd] = base
+	return physicalFrom(in.physicalAbs(cwd), name)
+}
+
+// physicalAbs is physicalFrom("/", p), kept for the decision: the cwd, the
+// home and the working directories are resolved many times.
+func (in *input) physicalAbs(p string) string {
+	if r, ok := in.physDirs[p]; ok {
+		return r
 	}
-	return physicalFrom(base, name)
+	r := physicalFrom("/", p)
+	if in.physDirs == nil {
+		in.physDirs = map[string]string{}
+	}
+	in.physDirs[p] = r
+	return r
 }
 
 // physicalFrom resolves name below resolved, a directory without

@@ -171,7 +171,7 @@ func TestReadDenyAsksWhenUnsure(t *testing.T) {
 		"perl -ne 'open F, \".env\"; print <F>' x", "node -e 'require(\"fs\").readFileSync(\".env\")'",
 		"eval \"$X\"", "f() { cat \"$1\"; }; f .env",
 		"cat /proc/self/cwd/.env", "cd /proc/self/cwd && cat .env", "mycmd /proc/self/cwd/.env", "cat /proc/thread-self/cwd/x", "cat /dev/fd/5",
-		"./mk.sh && cat made", "mycmd; head -n1 made/x",
+		"./mk.sh && cat made", "mycmd; head -n1 made/x", "find . -print0 | xargs -0 cat", "xargs -n1 cat < list", "script -qc 'cat .env'", "vim -c 'r .env' x", "vim '+r .env' x", "vi --cmd 'r .env'",
 	} {
 		cases = append(cases, fileCase{cmd: cmd, rules: readDenyAll, want: Ask})
 		cases = append(cases, fileCase{cmd: cmd, mode: "dontAsk", rules: readDenyAll, want: Deny})

@@ -80,8 +80,15 @@ func (c *Command) PathArgs() []PathArg {
 		out = append(out, PathArg{Path: c.Argv[0], Access: Run})
 	}
 	out = append(out, spec.paths(args)...)
-	if slices.Contains(c.Wrappers, "xargs") && spec.operand&(Read|Write) != 0 {
-		out = append(out, PathArg{Access: spec.operand, Dynamic: true})
+	if slices.Contains(c.Wrappers, "xargs") && spec.operand&(Read|Write|Mention) != 0 {
+		out = append(out, PathArg{Access: spec.operand&(Read|Write) | Read, Dynamic: true})
+	}
+	// A word with blanks or shell punctuation is likely a command or
+	// program for the program to run (script -c 'cat f', vim '+r f').
+	for _, p := range out {
+		if !spec.inline && !p.Redirect && p.Access != Inline && strings.ContainsAny(p.Path, " \t\n;|&()<>'\"") {
+			out = append(out, inlineTokens(p.Path, p.Dynamic)...)
+		}
 	}
 	return out
 }

@@ -47,6 +47,9 @@ type fileSpec struct {
 	// mentions: every option value the spec does not know is a Mention
 	// (the spec of programs toold has no entry for).
 	mentions bool
+	// code: options whose value is program text (vim -c), split into
+	// Inline tokens.
+	code []string
 	// inline: the skipped operands, the values of script options that
 	// are not files, and an interpreter's inline program are program
 	// text, split into Inline tokens.
@@ -222,6 +225,9 @@ func (s *fileSpec) option(st *parseState, name string, val word, has bool) bool 
 			st.programs = append(st.programs, val)
 		}
 	}
+	if slices.Contains(s.code, name) && has {
+		st.out = append(st.out, inlineTokens(val.s, !val.lit)...)
+	}
 	if slices.Contains(s.recurse, name) {
 		st.recursive = true
 	}
@@ -282,7 +288,7 @@ func (s *fileSpec) takesValue(name string) bool {
 		return true
 	}
 	_, ok := s.files[name]
-	return ok || slices.Contains(s.chdir, name)
+	return ok || slices.Contains(s.chdir, name) || slices.Contains(s.code, name)
 }
 
 // longName returns the full --name that n abbreviates, "" when it names

@@ -70,6 +70,10 @@ func scriptSpec(prog []string, values string) fileSpec {
 	return fileSpec{first: Read, operand: Mention, prog: prog, values: values, mentions: true, inline: true}
 }
 
+// vimSpec: -c and --cmd run Ex commands (:r f reads a file).
+var vimSpec = fileSpec{operand: Read | Write, code: []string{"-c", "--cmd"}, values: "T",
+	files: map[string]Access{"-S": Read, "-u": Read, "-U": Read, "-s": Read, "-w": Write, "-W": Write, "-i": Read | Write}}
+
 var copySpec = fileSpec{
 	operand: Read, last: Write, values: "S", longs: []string{"suffix", "backup", "sparse", "reflink", "preserve", "no-preserve"},
 	files:   map[string]Access{"-t": Write, "--target-directory": Write},
@@ -125,7 +129,7 @@ var fileCommands = map[string]fileSpec{
 	"jq": jqSpec, "gojq": jqSpec, "yq": {operand: Read, skip: 1, script: []string{"--from-file"}, files: map[string]Access{"--from-file": Read}, optional: "i", inPlace: []string{"-i", "--inplace"}},
 	"xmllint": {operand: Read, files: map[string]Access{"--output": Write, "-o": Write}},
 	"csvlook": reader, "mlr": {operand: Read, mentions: true},
-	"vim": editor, "vi": editor, "nvim": editor, "view": reader, "nano": editor, "emacs": editor, "ed": editor, "ex": editor,
+	"vim": vimSpec, "vi": vimSpec, "nvim": vimSpec, "view": vimSpec, "ex": vimSpec, "nano": editor, "emacs": {operand: Read | Write, code: []string{"--eval", "-eval"}, files: map[string]Access{"-l": Read, "--load": Read}}, "ed": editor,
 	"open": reader, "xdg-open": reader,
 	"source": {first: Read, operand: Mention}, ".": {first: Read, operand: Mention},
 
@@ -172,9 +176,15 @@ var fileCommands = map[string]fileSpec{
 	"test": names, "[": names, "cd": names, "pushd": names, "chdir": names, "pwd": {}, "dirname": {}, "basename": {},
 	"echo": {}, "printf": {}, "true": {}, "false": {}, ":": {}, "sleep": {}, "seq": {}, "yes": {}, "expr": {}, "date": {operand: Mention, files: map[string]Access{"-f": Read, "--file": Read, "-r": Names, "--reference": Names}}, "which": {}, "whereis": {}, "type": {}, "exit": {}, "return": {}, "export": {}, "unset": {}, "set": {},
 	"find": {special: findPaths},
-	"dd":   {special: ddPaths},
-	"tar":  {special: tarPaths},
-	"git":  {special: gitPaths},
+	// xargs with options of its own stays the command (without, the
+	// analysis unwraps it): the program it runs gets file names from the
+	// input.
+	"xargs": {special: func(args []word) []PathArg {
+		return append(unknownCommand.paths(args), PathArg{Access: Read | Write, Dynamic: true})
+	}},
+	"dd":  {special: ddPaths},
+	"tar": {special: tarPaths},
+	"git": {special: gitPaths},
 }
 
 // findPaths: start points are named (walked, but only names are read);

@@ -88,6 +88,8 @@ func TestPathArgs(t *testing.T) {
 		{"ls -la d", "n:d"},
 		{"xargs cat < list", "r:list r:(d)"},
 		{"make -C d -f mk all", "n:d r:d/mk m:d/all"},
+		{"xargs -0 cat", "m:cat rw:(d)"},
+		{"script -c 'cat f'", "m:cat f i:cat i:f"},
 	} {
 		a := Analyze(tc.cmd)
 		var got []string

@@ -38,7 +38,7 @@ func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 		// handles are closed with the entry only when nothing runs.
 		delete(c.m, s.ID)
 	}
-	ws, err := workspace.Open(s.Workspace, s.AdditionalDirs...)
+	ws, err := workspace.OpenStable(s.Workspace, s.AdditionalDirs...)
 	if err != nil {
 		return nil, err
 	}

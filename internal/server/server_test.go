@@ -185,7 +185,12 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 	_, err = e.sessions.GetSession(ctx(t), &tooldv1.GetSessionRequest{SessionId: s.GetId()})
 	wantCode(t, err, codes.NotFound, "not found")
-	_, err = e.sessions.DeleteSession(ctx(t), &tooldv1.DeleteSessionRequest{SessionId: s.GetId()})
+	// A repeated delete (a client that lost the answer) is done, not
+	// NOT_FOUND; the session stays gone.
+	if _, err := e.sessions.DeleteSession(ctx(t), &tooldv1.DeleteSessionRequest{SessionId: s.GetId()}); err != nil {
+		t.Fatalf("repeated DeleteSession = %v", err)
+	}
+	_, err = e.sessions.GetSession(ctx(t), &tooldv1.GetSessionRequest{SessionId: s.GetId()})
 	wantCode(t, err, codes.NotFound, "not found")
 }
 

@@ -32,6 +32,11 @@ func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 	defer c.mu.Unlock()
 	if e, ok := c.m[s.ID]; ok {
 		if slices.Equal(e.dirs, dirs) {
+			// Commands use the paths: a directory swapped for a symlink
+			// since it was opened is refused (workspace.OpenStable).
+			if err := e.ws.Verify(); err != nil {
+				return nil, err
+			}
 			return e.ws, nil
 		}
 		// Calls still using the old handles keep them open; os.Root

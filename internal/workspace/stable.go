@@ -30,6 +30,20 @@ func OpenStable(primary string, additional ...string) (*Workspace, error) {
 	return w, nil
 }
 
+// Verify repeats OpenStable's check on an open workspace: each directory
+// still resolves, free of symlinks, to the directory its handle holds. The
+// handles themselves cannot be swapped, but commands and hooks use the
+// paths; a caller that keeps a Workspace open across calls runs this
+// before each.
+func (w *Workspace) Verify() error {
+	for _, d := range w.dirs {
+		if err := w.stable(d.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *Workspace) stable(p string) error {
 	moved := fmt.Errorf("directory %s no longer resolves to itself (a symlink replaced part of its path); it is not opened", p)
 	i := w.indexOf(filepath.Clean(p))

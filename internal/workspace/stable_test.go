@@ -26,18 +26,24 @@ func TestOpenStableRefusesASwappedDirectory(t *testing.T) {
 	if err := os.Mkdir(extra, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := OpenStable(mine, extra)
-	if err != nil {
-		t.Fatalf("OpenStable before the swap: %v", err)
-	}
-	w.Close()
 	for _, victim := range []string{mine, extra} {
+		open, err := OpenStable(mine, extra)
+		if err != nil {
+			t.Fatalf("OpenStable before the swap: %v", err)
+		}
+		if err := open.Verify(); err != nil {
+			t.Fatalf("Verify before the swap: %v", err)
+		}
 		if err := os.Rename(victim, victim+".old"); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Symlink(other, victim); err != nil {
 			t.Fatal(err)
 		}
+		if err := open.Verify(); err == nil || !strings.Contains(err.Error(), "no longer resolves to itself") {
+			t.Errorf("%s swapped after it was opened: Verify = %v", victim, err)
+		}
+		open.Close()
 		if w, err := Open(mine, extra); err == nil {
 			w.Close() // Open follows the link: what OpenStable is for.
 		}

@@ -184,26 +184,33 @@ func testTenantWorkspaces(t *testing.T, uid int) {
 		refusedAlike(p)
 	}
 
-	// A session on A's own proj, then proj swapped (by A's other session)
-	// for a symlink into B's tree: the session never opens B's tree.
-	pID, pWS := a.create(ctx, map[string]any{"workspace": aWS + "/proj"})
+	// Two sessions on A's own proj, one of them used (its directory is
+	// open in toold), then proj swapped (by A's other session) for a
+	// symlink into B's tree: neither session reaches B's tree.
+	usedID, pWS := a.create(ctx, map[string]any{"workspace": aWS + "/proj"})
+	if r, err := a.run(ctx, usedID, "Bash", map[string]any{"command": "pwd"}); err != nil || r.IsError || r.Text != pWS {
+		t.Fatalf("a call before the swap: %+v %v", r, err)
+	}
+	freshID, _ := a.create(ctx, map[string]any{"workspace": aWS + "/proj"})
 	if r, err := a.run(ctx, aID, "Bash", map[string]any{"command": "mv proj proj.old && ln -s " + rel + " proj"}); err != nil || r.IsError {
 		t.Fatalf("A's swap: %+v %v", r, err)
 	}
-	for _, c := range []struct {
-		name  string
-		input map[string]any
-	}{
-		{"Read", map[string]any{"file_path": pWS + "/secret.txt"}},
-		{"Bash", map[string]any{"command": "cat secret.txt"}},
-		{"Glob", map[string]any{"pattern": "*"}},
-	} {
-		r, err := a.run(ctx, pID, c.name, c.input)
-		if strings.Contains(r.Text, canary) || strings.Contains(r.Text, bWS) {
-			t.Errorf("%s through the swapped workspace disclosed B's files: %+v %v", c.name, r, err)
-		}
-		if err == nil && !r.IsError {
-			t.Errorf("%s through the swapped workspace ran: %+v", c.name, r)
+	for _, sid := range []string{usedID, freshID} {
+		for _, c := range []struct {
+			name  string
+			input map[string]any
+		}{
+			{"Read", map[string]any{"file_path": pWS + "/secret.txt"}},
+			{"Bash", map[string]any{"command": "cat secret.txt"}},
+			{"Glob", map[string]any{"pattern": "*"}},
+		} {
+			r, err := a.run(ctx, sid, c.name, c.input)
+			if strings.Contains(r.Text, canary) || strings.Contains(r.Text, bWS) {
+				t.Errorf("%s through the swapped workspace disclosed B's files: %+v %v", c.name, r, err)
+			}
+			if err == nil && !r.IsError {
+				t.Errorf("%s through the swapped workspace ran: %+v", c.name, r)
+			}
 		}
 	}
 	// A's own Read and Bash of B's file by absolute path stay refused.
@@ -223,7 +230,7 @@ func testTenantWorkspaces(t *testing.T, uid int) {
 	if out, err := b.call(ctx, "SessionService/DeleteSession", map[string]any{"session_id": aID}); err == nil || !strings.Contains(out, "NotFound") {
 		t.Fatalf("B deleted A's session: %v\n%s", err, out)
 	}
-	for _, id := range []string{pID, aID} {
+	for _, id := range []string{usedID, freshID, aID} {
 		if out, err := a.call(ctx, "SessionService/DeleteSession", map[string]any{"session_id": id}); err != nil {
 			t.Fatalf("DeleteSession: %v\n%s", err, out)
 		}

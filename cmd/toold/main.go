@@ -184,6 +184,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err := checkWorkspaceRoot(rt.sandbox, sessions.Root(), log); err != nil {
 		return err
 	}
+	defer startSweeper(ctx, sessions, cfg.SweepInterval)()
 	tools, err := server.NewToolService(reg, engine, sessions, cfg.MaxCallsPerRequest)
 	if err != nil {
 		return err

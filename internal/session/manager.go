@@ -133,9 +133,8 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 	fresh := spec.Workspace == ""
 	ws := spec.Workspace
 	if fresh {
-		ws = freshWorkspace(tree, id)
-		if err := os.Mkdir(ws, 0o755); err != nil {
-			return nil, fmt.Errorf("create workspace: %w", err)
+		if ws, err = m.makeFresh(tree, Tenant(ctx), id); err != nil {
+			return nil, err
 		}
 	} else if ws, err = inTree(tree, treeName, "workspace", ws); err != nil {
 		return nil, err
@@ -144,7 +143,7 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 	for _, d := range spec.AdditionalDirs {
 		c, err := inTree(tree, treeName, "additional directory", d)
 		if err != nil {
-			m.cleanup(fresh, ws)
+			m.cleanup(fresh, id)
 			return nil, err
 		}
 		extra = append(extra, c)
@@ -164,20 +163,20 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 		Tenant:         Tenant(ctx),
 	}
 	if err := m.checkRules(s); err != nil {
-		m.cleanup(fresh, ws)
+		m.cleanup(fresh, id)
 		return nil, err
 	}
 	if err := m.store.CreateSession(ctx, s); err != nil {
-		m.cleanup(fresh, ws)
+		m.cleanup(fresh, id)
 		return nil, err
 	}
 	m.started(ctx, s)
 	return s, nil
 }
 
-func (m *Manager) cleanup(fresh bool, dir string) {
+func (m *Manager) cleanup(fresh bool, id string) {
 	if fresh {
-		os.RemoveAll(dir)
+		m.removeFresh(id)
 	}
 }
 

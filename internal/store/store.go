@@ -120,6 +120,9 @@ type Store interface {
 	// DeleteSession uses it to tell its owner "done" rather than "no such
 	// session", and nobody else anything.
 	DeletedSession(ctx context.Context, id string) (*Session, error)
+	// SessionExists reports whether the session exists, without refreshing
+	// its idle TTL: the sweep of expired sessions' leftovers asks it.
+	SessionExists(ctx context.Context, id string) (bool, error)
 	// UpdateSession applies fn to a copy of the session and stores the
 	// result atomically, with Revision incremented. An error from fn
 	// changes nothing and is returned as is. ErrNotFound if absent.

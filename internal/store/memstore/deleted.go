@@ -67,3 +67,10 @@ func (m *Store) DeletedSession(_ context.Context, id string) (*store.Session, er
 	}
 	return nil, notFound(id)
 }
+
+func (m *Store) SessionExists(_ context.Context, id string) (bool, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	_, ok := m.sessions[id]
+	return ok, nil
+}

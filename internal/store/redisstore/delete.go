@@ -95,3 +95,16 @@ func (s *Store) DeletedSession(ctx context.Context, id string) (*store.Session, 
 	}
 	return sess, nil
 }
+
+// SessionExists is one EXISTS, which leaves the TTL as it is.
+func (s *Store) SessionExists(ctx context.Context, id string) (bool, error) {
+	k, err := s.keys(id)
+	if err != nil {
+		return false, err
+	}
+	n, err := s.c.Exists(ctx, k.session).Result()
+	if err != nil {
+		return false, unavailable(err)
+	}
+	return n == 1, nil
+}

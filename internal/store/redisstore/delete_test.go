@@ -136,3 +136,23 @@ func TestDeleteStallsNoOtherSession(t *testing.T) {
 		t.Fatalf("the other session's call: %v, %v", st, err)
 	}
 }
+
+// SessionExists must not keep a session alive: the sweep asks it of every
+// session whose workspace it finds.
+func TestSessionExistsRefreshesNothing(t *testing.T) {
+	c := newClient(t, redistest.Start(t))
+	s := New(c, Options{KeyPrefix: "ex:"})
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, sample("s1")); err != nil {
+		t.Fatal(err)
+	}
+	const short = 10 * time.Minute
+	c.PExpire(ctx, "ex:{s:s1}:session", short)
+	if ok, err := s.SessionExists(ctx, "s1"); err != nil || !ok {
+		t.Fatalf("SessionExists = %v, %v", ok, err)
+	}
+	if ttl := c.PTTL(ctx, "ex:{s:s1}:session").Val(); ttl > short {
+		t.Fatalf("SessionExists refreshed the TTL to %v", ttl)
+	}
+}

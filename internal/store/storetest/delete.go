@@ -16,6 +16,26 @@ var deleteTests = []struct {
 	{"DeleteAgainIsDeletedNotMissing", testDeleteAgain},
 	{"DeleteManyCalls", testDeleteManyCalls},
 	{"DeleteLeavesOtherSessions", testDeleteLeavesOthers},
+	{"SessionExists", testSessionExists},
+}
+
+func testSessionExists(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{{"s1", true}, {"s2", false}} {
+		if got, err := s.SessionExists(ctx, c.id); err != nil || got != c.want {
+			t.Errorf("SessionExists(%s) = %v, %v", c.id, got, err)
+		}
+	}
+	if err := s.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.SessionExists(ctx, "s1"); err != nil || got {
+		t.Errorf("SessionExists after delete = %v, %v", got, err)
+	}
 }
 
 // commitCalls records n done calls in session id.

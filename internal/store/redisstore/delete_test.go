@@ -156,3 +156,40 @@ func TestSessionExistsRefreshesNothing(t *testing.T) {
 		t.Fatalf("SessionExists refreshed the TTL to %v", ttl)
 	}
 }
+
+// A delete cut off after its first step (the mark) leaves records behind;
+// the next delete of the id finishes the work and says "deleted".
+func TestInterruptedDeleteIsFinished(t *testing.T) {
+	c := newClient(t, redistest.Start(t))
+	s := New(c, Options{KeyPrefix: "cut:", DeleteBatch: 50})
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, sample("s1")); err != nil {
+		t.Fatal(err)
+	}
+	fillCalls(t, s, "s1", 500)
+	steps := 0
+	cut, stop := context.WithCancel(ctx)
+	s.afterPurgeStep = func(int64) {
+		if steps++; steps == 2 {
+			stop()
+		}
+	}
+	if err := s.DeleteSession(cut, "s1"); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("cut-off delete = %v", err)
+	}
+	if n := c.ZCard(ctx, "cut:{s:s1}:calls").Val(); n == 0 {
+		t.Fatal("the cut-off delete left no work: the test cuts too late")
+	}
+	if _, err := s.GetSession(ctx, "s1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetSession after the mark = %v", err)
+	}
+	s.afterPurgeStep = nil
+	if err := s.DeleteSession(ctx, "s1"); !errors.Is(err, store.ErrDeleted) {
+		t.Fatalf("second delete = %v, want ErrDeleted", err)
+	}
+	keys := c.Keys(ctx, "cut:*").Val()
+	if len(keys) != 1 {
+		t.Fatalf("keys left: %d (%.3q)", len(keys), keys)
+	}
+}

@@ -310,10 +310,11 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	case err != nil:
 		return err
 	}
-	m.removeWorkspace(sess)
+	// The SessionEnd hooks run in the workspace: before it is removed.
 	if !again {
 		m.ended(ctx, sess)
 	}
+	m.removeWorkspace(sess)
 	return nil
 }
 

@@ -193,3 +193,32 @@ func TestInterruptedDeleteIsFinished(t *testing.T) {
 		t.Fatalf("keys left: %d (%.3q)", len(keys), keys)
 	}
 }
+
+// go-redis resends a script whose reply a read timeout lost: the resent
+// first step of a delete must count as that delete (1), and only another
+// delete's as "deleted already" (2).
+func TestMarkDeletedResentIsTheSameDelete(t *testing.T) {
+	c := newClient(t, redistest.Start(t))
+	s := New(c, Options{KeyPrefix: "resend:"})
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, sample("s1")); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := s.keys("s1")
+	mark := func(token string) int64 {
+		r, err := scriptMarkDeleted.Run(ctx, c, append(k.all(), k.deleted), s.ttlMs, 60000, token).Int64Slice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r[0]
+	}
+	for i, c := range []struct {
+		token string
+		want  int64
+	}{{"first", 1}, {"first", 1}, {"second", 2}} {
+		if got := mark(c.token); got != c.want {
+			t.Fatalf("run %d (%s) = %d, want %d", i, c.token, got, c.want)
+		}
+	}
+}

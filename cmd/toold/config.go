@@ -44,6 +44,9 @@ type config struct {
 	TenantSettings string
 	ResultTTL      time.Duration
 	CallLease      time.Duration
+	// SweepInterval is how often the leftovers of sessions that ended
+	// without a delete are released; 0: never.
+	SweepInterval time.Duration
 
 	Sandbox sandbox.Options
 	Runtime runtimeConfig
@@ -87,6 +90,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		tenantDir   = fs.String("tenant-settings", "", "directory of per-tenant settings files, <tenant>.json in settings.json shape: the \"user\" rules of each tenant's sessions")
 		resultTTL   = fs.Duration("result-ttl", time.Hour, "how long a call's result and events are kept for retries and Attach")
 		callLease   = fs.Duration("call-lease", 30*time.Second, "a running call whose replica has not renewed its claim for this long counts as abandoned")
+		sweepEvery  = fs.Duration("sweep-interval", 5*time.Minute, "how often to remove the fresh workspaces (and release the shells) of sessions that ended without DeleteSession, e.g. expired in Redis; 0: never")
 	)
 	sandboxF, runtimeF := addSandboxFlags(fs), addRuntimeFlags(fs)
 	hooksF := addHooksFlags(fs)
@@ -122,7 +126,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
 		ReadWorkspaceSettings: *wsSettings, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
-		ResultTTL: *resultTTL, CallLease: *callLease,
+		ResultTTL: *resultTTL, CallLease: *callLease, SweepInterval: *sweepEvery,
 		TenantSettings: *tenantDir,
 	}
 	var err error
@@ -197,6 +201,9 @@ func (c *config) check() error {
 	}
 	if c.CallLease < time.Second {
 		return fmt.Errorf("--call-lease %s: want 1s or more", c.CallLease)
+	}
+	if c.SweepInterval < 0 {
+		return fmt.Errorf("--sweep-interval %s: want 0 (off) or a positive duration", c.SweepInterval)
 	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("--drain-timeout %s: want a positive duration", c.ShutdownTimeout)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toold/toold/internal/auth"
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/sandbox"
@@ -172,6 +173,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	sessions.SetLifecycle(hookLifecycle{hookRunner, log})
+	sessions.SetLogger(log)
+	// With authentication each tenant's workspaces live in its own tree.
+	sessions.SetTenantTrees(cfg.Auth.Mode != auth.ModeNone)
 	sessions.OnDelete(rt.sessionEnded(log))
 	sessions.OnDelete(pools.CloseSession)
 	if cfg.TenantSettings != "" {
@@ -180,6 +184,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err := checkWorkspaceRoot(rt.sandbox, sessions.Root(), log); err != nil {
 		return err
 	}
+	defer startSweeper(ctx, sessions, cfg.SweepInterval)()
 	tools, err := server.NewToolService(reg, engine, sessions, cfg.MaxCallsPerRequest)
 	if err != nil {
 		return err

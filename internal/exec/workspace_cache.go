@@ -32,13 +32,18 @@ func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 	defer c.mu.Unlock()
 	if e, ok := c.m[s.ID]; ok {
 		if slices.Equal(e.dirs, dirs) {
+			// Commands use the paths: a directory swapped for a symlink
+			// since it was opened is refused (workspace.OpenStable).
+			if err := e.ws.Verify(); err != nil {
+				return nil, err
+			}
 			return e.ws, nil
 		}
 		// Calls still using the old handles keep them open; os.Root
 		// handles are closed with the entry only when nothing runs.
 		delete(c.m, s.ID)
 	}
-	ws, err := workspace.Open(s.Workspace, s.AdditionalDirs...)
+	ws, err := workspace.OpenStable(s.Workspace, s.AdditionalDirs...)
 	if err != nil {
 		return nil, err
 	}

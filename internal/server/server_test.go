@@ -185,7 +185,12 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 	_, err = e.sessions.GetSession(ctx(t), &tooldv1.GetSessionRequest{SessionId: s.GetId()})
 	wantCode(t, err, codes.NotFound, "not found")
-	_, err = e.sessions.DeleteSession(ctx(t), &tooldv1.DeleteSessionRequest{SessionId: s.GetId()})
+	// A repeated delete (a client that lost the answer) is done, not
+	// NOT_FOUND; the session stays gone.
+	if _, err := e.sessions.DeleteSession(ctx(t), &tooldv1.DeleteSessionRequest{SessionId: s.GetId()}); err != nil {
+		t.Fatalf("repeated DeleteSession = %v", err)
+	}
+	_, err = e.sessions.GetSession(ctx(t), &tooldv1.GetSessionRequest{SessionId: s.GetId()})
 	wantCode(t, err, codes.NotFound, "not found")
 }
 
@@ -229,8 +234,17 @@ func TestCreateSessionRejects(t *testing.T) {
 		})
 	}
 	entries, _ := os.ReadDir(e.root)
-	if len(entries) != 2 { // file and link-out: no half-made workspace left behind
-		t.Errorf("root holds %d entries after refused creates", len(entries))
+	var left []string
+	for _, en := range entries {
+		if en.Name() != ".toold-fresh" { // toold's notes of fresh workspaces
+			left = append(left, en.Name())
+		}
+	}
+	if len(left) != 2 { // file and link-out: no half-made workspace left behind
+		t.Errorf("root holds %q after refused creates", left)
+	}
+	if notes, _ := os.ReadDir(filepath.Join(e.root, ".toold-fresh")); len(notes) != 0 {
+		t.Errorf("notes of refused fresh workspaces stay: %v", notes)
 	}
 }
 

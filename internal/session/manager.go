@@ -9,8 +9,8 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -77,6 +77,11 @@ type Manager struct {
 	lifecycle Lifecycle
 	// tenants gives each tenant's own rules (SetTenantSettings).
 	tenants TenantSettings
+	// tenantTrees puts each tenant's workspaces in <root>/<tenant>
+	// (SetTenantTrees, tenant_tree.go).
+	tenantTrees bool
+	// log reports what a delete could not clean up (SetLogger).
+	log *slog.Logger
 }
 
 // NewManager checks the workspace root, creating it when missing. rules may
@@ -89,7 +94,7 @@ func NewManager(st store.Store, workspaceRoot string, calls Canceller, rules Rul
 	if err != nil {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
-	return &Manager{store: st, root: root, calls: calls, rules: rules, now: time.Now}, nil
+	return &Manager{store: st, root: root, calls: calls, rules: rules, now: time.Now, log: slog.New(slog.DiscardHandler)}, nil
 }
 
 // Root is the canonical workspace root.
@@ -121,21 +126,24 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 	if err != nil {
 		return nil, err
 	}
+	tree, treeName, err := m.tree(ctx)
+	if err != nil {
+		return nil, err
+	}
 	fresh := spec.Workspace == ""
 	ws := spec.Workspace
 	if fresh {
-		ws = filepath.Join(m.root, id)
-		if err := os.Mkdir(ws, 0o755); err != nil {
-			return nil, fmt.Errorf("create workspace: %w", err)
+		if ws, err = m.makeFresh(tree, Tenant(ctx), id); err != nil {
+			return nil, err
 		}
-	} else if ws, err = m.inRoot("workspace", ws); err != nil {
+	} else if ws, err = inTree(tree, treeName, "workspace", ws); err != nil {
 		return nil, err
 	}
 	var extra []string
 	for _, d := range spec.AdditionalDirs {
-		c, err := m.inRoot("additional directory", d)
+		c, err := inTree(tree, treeName, "additional directory", d)
 		if err != nil {
-			m.cleanup(fresh, ws)
+			m.cleanup(fresh, id)
 			return nil, err
 		}
 		extra = append(extra, c)
@@ -155,38 +163,21 @@ func (m *Manager) Create(ctx context.Context, spec Spec) (*store.Session, error)
 		Tenant:         Tenant(ctx),
 	}
 	if err := m.checkRules(s); err != nil {
-		m.cleanup(fresh, ws)
+		m.cleanup(fresh, id)
 		return nil, err
 	}
 	if err := m.store.CreateSession(ctx, s); err != nil {
-		m.cleanup(fresh, ws)
+		m.cleanup(fresh, id)
 		return nil, err
 	}
 	m.started(ctx, s)
 	return s, nil
 }
 
-func (m *Manager) cleanup(fresh bool, dir string) {
+func (m *Manager) cleanup(fresh bool, id string) {
 	if fresh {
-		os.RemoveAll(dir)
+		m.removeFresh(id)
 	}
-}
-
-// inRoot checks that p names an existing directory inside the root and
-// returns its canonical form.
-func (m *Manager) inRoot(what, p string) (string, error) {
-	if !filepath.IsAbs(p) {
-		return "", invalidf("%s %q must be an absolute path", what, p)
-	}
-	c, err := workspace.Canonical(p)
-	if err != nil {
-		return "", invalidf("%s: %v", what, err)
-	}
-	rel, err := filepath.Rel(m.root, c)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", invalidf("%s %s is outside the server's workspace root %s", what, p, m.root)
-	}
-	return c, nil
 }
 
 // SessionRules is the policy's view of a stored session's rules.
@@ -275,12 +266,32 @@ func (m *Manager) Get(ctx context.Context, id string) (*store.Session, error) {
 	return s, nil
 }
 
-// Delete stops the session's running calls, waits for their processes and
-// drops its state. The workspace directory is left as it is: it belongs to
-// whoever put files there.
+// Delete stops the session's running calls, waits for their processes,
+// drops its state and removes the workspace directory toold created for it
+// (never one the caller named: that belongs to whoever put files there).
+//
+// A delete of a session that was deleted a moment ago (within
+// store.DeletedKeep), by its own tenant, succeeds again: a client that
+// lost the first answer and retries is told "done", not NOT_FOUND. The
+// retry also finishes what an interrupted first delete left. Anyone else
+// is told, as for any session not theirs, that it does not exist.
 func (m *Manager) Delete(ctx context.Context, id string) error {
-	sess, err := m.Get(ctx, id)
+	if err := CheckID(id); err != nil {
+		return err
+	}
+	sess, err := m.store.GetSession(ctx, id)
+	again := false
+	if errors.Is(err, store.ErrNotFound) {
+		gone, gerr := m.store.DeletedSession(ctx, id)
+		if errors.Is(gerr, store.ErrNotFound) {
+			return err
+		}
+		sess, err, again = gone, gerr, true
+	}
 	if err != nil {
+		return err
+	}
+	if err := CheckOwner(ctx, sess); err != nil {
 		return err
 	}
 	stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -291,10 +302,19 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	for _, fn := range m.onDelete {
 		fn(id)
 	}
-	if err := m.store.DeleteSession(ctx, id); err != nil {
+	err = m.store.DeleteSession(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrDeleted):
+		// Another delete marked it first; it runs the SessionEnd hooks.
+		again = true
+	case err != nil:
 		return err
 	}
-	m.ended(ctx, sess)
+	// The SessionEnd hooks run in the workspace: before it is removed.
+	if !again {
+		m.ended(ctx, sess)
+	}
+	m.removeWorkspace(sess)
 	return nil
 }
 

@@ -19,7 +19,15 @@ var (
 	// ErrUnavailable: the backend could not be reached; nothing was changed
 	// that the caller can rely on.
 	ErrUnavailable = errors.New("state store unavailable")
+	// ErrDeleted: DeleteSession found the session deleted already, within
+	// DeletedKeep. It does not wrap ErrNotFound.
+	ErrDeleted = errors.New("already deleted")
 )
+
+// DeletedKeep is how long a deleted session's mark is kept: a delete
+// retried within it (a client that lost the first answer) is told the
+// session is gone, not that it never was.
+const DeletedKeep = 15 * time.Minute
 
 // Session is the stored form of a session.
 type Session struct {
@@ -97,9 +105,24 @@ type Store interface {
 	CreateSession(ctx context.Context, s *Session) error
 	// GetSession returns a copy of the session; ErrNotFound if absent.
 	GetSession(ctx context.Context, id string) (*Session, error)
-	// DeleteSession drops the session and all its state; ErrNotFound if
-	// absent.
+	// DeleteSession drops the session and all its state. It first marks
+	// the session deleted in one atomic step, so that from then on every
+	// method finds it absent, keeps that mark (the session as it was) for
+	// DeletedKeep, and drops the rest in bounded steps that stall no other
+	// session. ErrNotFound if there is neither a session nor a mark;
+	// ErrDeleted if only the mark is there (an earlier delete did it): the
+	// call then finishes dropping what that delete may have left. A backend
+	// that retries a lost reply on its own reports the delete it retried
+	// as its own (nil), not ErrDeleted.
 	DeleteSession(ctx context.Context, id string) error
+	// DeletedSession returns the session as it was when it was deleted,
+	// while its mark is kept; ErrNotFound otherwise. A retried
+	// DeleteSession uses it to tell its owner "done" rather than "no such
+	// session", and nobody else anything.
+	DeletedSession(ctx context.Context, id string) (*Session, error)
+	// SessionExists reports whether the session exists, without refreshing
+	// its idle TTL: the sweep of expired sessions' leftovers asks it.
+	SessionExists(ctx context.Context, id string) (bool, error)
 	// UpdateSession applies fn to a copy of the session and stores the
 	// result atomically, with Revision incremented. An error from fn
 	// changes nothing and is returned as is. ErrNotFound if absent.

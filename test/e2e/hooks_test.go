@@ -43,12 +43,17 @@ jq -r '(.source // .reason) + " " + .session_id' <<<"$in" > "$CLAUDE_PROJECT_DIR
 	d := startToold(t, "--settings", settings)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_BYPASS_PERMISSIONS"}' `+d.addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
+	// A workspace the client names outlives the session (a fresh one would
+	// be removed with it), so the SessionEnd mark can be read after.
+	ws := filepath.Join(d.root, "project")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_BYPASS_PERMISSIONS", "workspace": "`+ws+`"}' `+d.addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
 	sid := strings.TrimSpace(out)
 	if err != nil || len(sid) != 26 {
 		t.Fatalf("CreateSession: %v %q", err, out)
 	}
-	ws := filepath.Join(d.root, sid)
 	os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("precious\n"), 0o644)
 
 	out, err = sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [

@@ -18,6 +18,8 @@ var _ store.Store = (*Store)(nil)
 type Store struct {
 	mu       sync.RWMutex
 	sessions map[string]*entry
+	deleted  deletedMarks
+	now      func() time.Time
 }
 
 type entry struct {
@@ -38,7 +40,7 @@ func (e *entry) session() *store.Session {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{sessions: make(map[string]*entry)}
+	return &Store{sessions: make(map[string]*entry), now: time.Now}
 }
 
 func (m *Store) CreateSession(_ context.Context, s *store.Session) error {
@@ -68,9 +70,13 @@ func (m *Store) DeleteSession(_ context.Context, id string) error {
 	defer m.mu.Unlock()
 	e, ok := m.sessions[id]
 	if !ok {
+		if m.deleted.has(id, m.now()) {
+			return fmt.Errorf("session %s: %w", id, store.ErrDeleted)
+		}
 		return notFound(id)
 	}
 	delete(m.sessions, id)
+	m.deleted.add(e.s, m.now())
 	for _, c := range e.calls {
 		c.notify()
 	}

@@ -17,6 +17,9 @@ import (
 //	<prefix>{s:<id>}:calls     sorted set of tool_use_ids, score = when
 //	                           their record expires (ms); lets DeleteSession
 //	                           find the call records
+//	<prefix>{s:<id>}:deleted   hash, the mark DeleteSession leaves for
+//	                           store.DeletedKeep: s (the session JSON),
+//	                           by (the token of the delete that made it)
 //	<prefix>{s:<id>}:call:<tool_use_id>  hash, a call's journal record:
 //	                           fp, owner, st (r running, d done), lease (ms),
 //	                           seq (the last stored event)
@@ -27,6 +30,7 @@ import (
 type keys struct {
 	base                            string
 	session, stamps, denials, calls string
+	deleted                         string
 }
 
 // maxIDLen bounds the key length; session ids are much shorter.
@@ -46,6 +50,7 @@ func (s *Store) keys(id string) (keys, error) {
 		stamps:  base + "stamps",
 		denials: base + "denials",
 		calls:   base + "calls",
+		deleted: base + "deleted",
 	}, nil
 }
 

@@ -195,8 +195,19 @@ func TestKeyLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := c.DBSize(ctx).Val(); n != 0 {
-		t.Fatalf("%d keys left after deleting every session", n)
+	// Only the deleted marks stay, and they expire.
+	left, err := c.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != len(ids) {
+		t.Fatalf("keys left after deleting every session: %q", left)
+	}
+	for _, id := range ids {
+		key := "layout:{s:" + id + "}:deleted"
+		if ttl := c.PTTL(ctx, key).Val(); ttl <= 0 || ttl > store.DeletedKeep {
+			t.Errorf("mark %s: TTL %v, want (0, %v]", key, ttl, store.DeletedKeep)
+		}
 	}
 }
 

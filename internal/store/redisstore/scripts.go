@@ -71,13 +71,47 @@ touch()
 return v
 `)
 
-// scriptDelete drops all keys of the session and its calls; ARGV[2] = key
-// base. Returns 1, or 0 if the session key was absent.
-var scriptDelete = redis.NewScript(dropCalls + `
-local n = redis.call('EXISTS', KEYS[1])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-dropCalls(ARGV[2])
-return n
+// scriptMarkDeleted is the first, atomic step of DeleteSession (delete.go):
+// KEYS[5] = the deleted mark (hash); ARGV[2] = how long the mark is kept
+// (ms), ARGV[3] = a token unique to this DeleteSession. It moves the
+// session JSON into the mark and unlinks the session, stamps and denials
+// keys (UNLINK frees a large hash off Redis' main thread), so that every
+// script from now on finds no session. The calls set stays: it lists the
+// records that the bounded steps of scriptPurgeCalls drop next. Returns
+// {status, calls left}: status 1 when this delete marked the session (a
+// rerun with the same token, such as go-redis resending after a lost
+// reply, also gets 1), 2 when another delete did, 0 when there is neither
+// a session nor a mark. O(1) in the number of calls, so it never outlasts
+// a read timeout however large the session.
+var scriptMarkDeleted = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then
+  local by = redis.call('HGET', KEYS[5], 'by')
+  if not by then return {0, 0} end
+  local st = 2
+  if by == ARGV[3] then st = 1 end
+  return {st, redis.call('ZCARD', KEYS[4])}
+end
+redis.call('DEL', KEYS[5])
+redis.call('HSET', KEYS[5], 's', v, 'by', ARGV[3])
+redis.call('PEXPIRE', KEYS[5], ARGV[2])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+return {1, redis.call('ZCARD', KEYS[4])}
+`)
+
+// scriptPurgeCalls is one bounded step after scriptMarkDeleted, with its own
+// calling convention: KEYS[1] = session, KEYS[2] = calls; ARGV[1] = key
+// base, ARGV[2] = at most how many calls. It drops that many of the calls
+// listed (record and stream) and returns how many are left. It does
+// nothing while the session exists, and running it twice is harmless, so a
+// retry of a step that timed out is safe.
+var scriptPurgeCalls = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local ids = redis.call('ZPOPMIN', KEYS[2], ARGV[2])
+for i = 1, #ids, 2 do
+  redis.call('UNLINK', ARGV[1] .. 'call:' .. ids[i], ARGV[1] .. 'ev:' .. ids[i])
+end
+return redis.call('ZCARD', KEYS[2])
 `)
 
 // scriptSetCwd: ARGV[2] = cwd. Rewrites the cwd field of the session JSON;
@@ -371,7 +405,7 @@ return {st, expired, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[1], '+'), {}}
 
 // allScripts are preloaded by Open.
 var allScripts = []*redis.Script{
-	scriptCreate, scriptGet, scriptDelete, scriptSetCwd,
+	scriptCreate, scriptGet, scriptMarkDeleted, scriptPurgeCalls, scriptSetCwd,
 	scriptRecordRead, scriptReadStamp, scriptRecordDenial, scriptCountDenials,
 	scriptResolve, scriptBeginCalls, scriptAppendEvents, scriptFinishCall,
 	scriptReleaseCall, scriptRenewLease, scriptReadEvents, scriptCommitCall,

@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ZeroTimesRoundTrip", testZeroTimes},
 	}
 	tests = append(tests, journalTests...)
+	tests = append(tests, deleteTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)

@@ -45,8 +45,15 @@ type SessionServiceClient interface {
 	// Errors: NOT_FOUND when no session has that id; INVALID_ARGUMENT when the
 	// id is empty or malformed.
 	GetSession(ctx context.Context, in *GetSessionRequest, opts ...grpc.CallOption) (*GetSessionResponse, error)
-	// DeleteSession kills every process the session's calls started and drops
-	// its state. Deleting a session that does not exist is NOT_FOUND.
+	// DeleteSession kills every process the session's calls started, drops
+	// its state and removes the workspace directory the server created for it
+	// (a session created without a workspace); a directory the caller named
+	// is never removed.
+	//
+	// Errors: NOT_FOUND when no session has that id, or the session is
+	// another tenant's. Deleting a session again, by its tenant, within 15
+	// minutes of the first delete succeeds (a client that lost the first
+	// answer may retry); after that it is NOT_FOUND.
 	DeleteSession(ctx context.Context, in *DeleteSessionRequest, opts ...grpc.CallOption) (*DeleteSessionResponse, error)
 	// UpdateSession changes a session's mode and its session rules.
 	//
@@ -140,8 +147,15 @@ type SessionServiceServer interface {
 	// Errors: NOT_FOUND when no session has that id; INVALID_ARGUMENT when the
 	// id is empty or malformed.
 	GetSession(context.Context, *GetSessionRequest) (*GetSessionResponse, error)
-	// DeleteSession kills every process the session's calls started and drops
-	// its state. Deleting a session that does not exist is NOT_FOUND.
+	// DeleteSession kills every process the session's calls started, drops
+	// its state and removes the workspace directory the server created for it
+	// (a session created without a workspace); a directory the caller named
+	// is never removed.
+	//
+	// Errors: NOT_FOUND when no session has that id, or the session is
+	// another tenant's. Deleting a session again, by its tenant, within 15
+	// minutes of the first delete succeeds (a client that lost the first
+	// answer may retry); after that it is NOT_FOUND.
 	DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error)
 	// UpdateSession changes a session's mode and its session rules.
 	//

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"slices"
+	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -12,43 +14,92 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// startConfined starts cmd from an OS thread of its own that first sets
-// no_new_privs and, when rulesetFD is not -1, enforces that Landlock
-// ruleset. Both are attributes of the thread, not of the process, and a
-// clone inherits them from the thread that calls it, so the command starts
-// confined while toold's other threads stay as they were: there is no
-// helper process to exec between toold and bash. The thread is never
-// unlocked, so the Go runtime ends it with the goroutine instead of
-// reusing it.
+// starter is an OS thread of its own that has set no_new_privs and, when
+// its ruleset is not -1, enforced a Landlock ruleset, and from which
+// commands are cloned. Both are attributes of the thread, not of the
+// process, and a clone inherits them from the thread that calls it, so a
+// command starts confined while toold's other threads stay as they were:
+// there is no helper process to exec between toold and bash.
+//
+// One starter serves every command of a ruleset (a session's): enforcing
+// a ruleset copies each of its rules into a new domain, which with the
+// 65,535 port rules of portRules costs tens of milliseconds, while a
+// clone only takes a reference to the thread's domain. The thread is
+// never unlocked, so the Go runtime ends it with the goroutine instead
+// of reusing it.
 //
 // The rest of the confinement comes from cmd's SysProcAttr: the user
 // switch (Credential) and the cgroup (CgroupFD), both applied by the
 // kernel or by Go's child code before exec.
-func startConfined(cmd *exec.Cmd, rulesetFD int, flags uint32) error {
+type starter struct {
+	reqs chan startRequest
+	once sync.Once
+}
+
+type startRequest struct {
+	cmd  *exec.Cmd
+	errc chan error
+}
+
+// newStarter confines a new thread with rulesetFD (-1: no_new_privs only).
+// The caller may close the descriptor once it returns.
+func newStarter(rulesetFD int, flags uint32) (*starter, error) {
+	s := &starter{reqs: make(chan startRequest)}
+	ready := make(chan error, 1)
+	go s.serve(rulesetFD, flags, ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *starter) serve(rulesetFD int, flags uint32, ready chan<- error) {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		// The runtime cannot end the main thread; it would park it
+		// for good, confined. Holding it until the other goroutine has
+		// locked a thread of its own, that one is sure to be another.
+		inner := make(chan error, 1)
+		go s.serve(rulesetFD, flags, inner)
+		err := <-inner
+		runtime.UnlockOSThread()
+		ready <- err
+		return
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		ready <- fmt.Errorf("sandbox: setting no_new_privs: %w", err)
+		return
+	}
+	if rulesetFD >= 0 {
+		if err := ll.LandlockRestrictSelf(rulesetFD, flags); err != nil {
+			ready <- fmt.Errorf("sandbox: enforcing the Landlock ruleset: %w", err)
+			return
+		}
+	}
+	ready <- nil
+	for r := range s.reqs {
+		r.errc <- r.cmd.Start()
+	}
+}
+
+// start clones cmd from the confined thread.
+func (s *starter) start(cmd *exec.Cmd) error {
 	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if unix.Gettid() == unix.Getpid() {
-			// The runtime cannot end the main thread; it would park
-			// it for good, confined. Holding it here, the recursive
-			// call's goroutine is sure to get another thread.
-			errc <- startConfined(cmd, rulesetFD, flags)
-			runtime.UnlockOSThread()
-			return
-		}
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			errc <- fmt.Errorf("sandbox: setting no_new_privs: %w", err)
-			return
-		}
-		if rulesetFD >= 0 {
-			if err := ll.LandlockRestrictSelf(rulesetFD, flags); err != nil {
-				errc <- fmt.Errorf("sandbox: enforcing the Landlock ruleset: %w", err)
-				return
-			}
-		}
-		errc <- cmd.Start()
-	}()
+	s.reqs <- startRequest{cmd, errc}
 	return <-errc
+}
+
+// close ends the thread; no start may follow.
+func (s *starter) close() { s.once.Do(func() { close(s.reqs) }) }
+
+// startConfined starts one command from a starter made for it alone.
+func startConfined(cmd *exec.Cmd, rulesetFD int, flags uint32) error {
+	s, err := newStarter(rulesetFD, flags)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return s.start(cmd)
 }
 
 // credential is the SysProcAttr.Credential of a command: the sandbox user
@@ -80,25 +131,52 @@ func (s *helperSpec) rulesetFD() (int, uint32, error) {
 // landlockRuleset is the newest configuration go-landlock knows, cut down
 // to what the kernel supports. Scoping (ABI 6) keeps commands from
 // signalling toold or reaching abstract Unix sockets outside the sandbox.
+// The hidden paths are cut out of every grant (see hiddenSet), and the
+// denied ports out of the network (see portRules).
 func landlockRuleset(spec *helperSpec) (landlock.Config, []landlock.Rule) {
 	cfg := landlock.Config{
 		HandledAccessFS: landlock.V11.HandledAccessFS,
 		Scoped:          landlock.V11.Scoped,
 	}
-	if spec.DenyNetwork {
+	var rules []landlock.Rule
+	switch {
+	case spec.DenyNetwork:
 		cfg.HandledAccessNet = landlock.V11.HandledAccessNet
+	case len(spec.DeniedPorts) > 0 && spec.LandlockABI >= 4:
+		cfg.HandledAccessNet = ll.AccessNetConnectTCP
+		rules = append(rules, portRules(spec.DeniedPorts)...)
 	}
-	write := landlock.RWDirs(spec.WriteDirs...).IgnoreIfMissing()
+	hidden := newHiddenSet(spec.Hidden)
+	read := hidden.split(spec.ReadDirs)
+	write := hidden.split(spec.WriteDirs)
+	writeDirs := landlock.RWDirs(write.dirs...).IgnoreIfMissing()
 	// Moving a file between directories (mv, git) needs "refer", which
 	// exists from ABI 2 on; asking for it on ABI 1 would make go-landlock
 	// give up on Landlock altogether.
 	if spec.LandlockABI >= 2 {
-		write = write.WithRefer()
+		writeDirs = writeDirs.WithRefer()
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs(spec.ReadDirs...).IgnoreIfMissing(),
-		write,
-		landlock.RWFiles(spec.DevFiles...).WithIoctlDev().IgnoreIfMissing(),
-	}
+	dev := slices.DeleteFunc(slices.Clone(spec.DevFiles), hidden.covers)
+	rules = append(rules,
+		landlock.RODirs(read.dirs...).IgnoreIfMissing(),
+		landlock.ROFiles(read.files...).IgnoreIfMissing(),
+		writeDirs,
+		landlock.RWFiles(write.files...).IgnoreIfMissing(),
+		landlock.RWFiles(dev...).WithIoctlDev().IgnoreIfMissing(),
+	)
 	return cfg.BestEffort(), rules
+}
+
+// portRules grant TCP connect to every port but the denied ones. Landlock
+// rules only grant, one port each, so "all but these" is 65,535 rules
+// minus a few: the ruleset is built once per session, and enforced once
+// per session too (see starter), because enforcing copies every rule.
+func portRules(denied []uint16) []landlock.Rule {
+	rules := make([]landlock.Rule, 0, 65535)
+	for p := 1; p <= 65535; p++ {
+		if !slices.Contains(denied, uint16(p)) {
+			rules = append(rules, landlock.ConnectTCP(uint16(p)))
+		}
+	}
+	return rules
 }

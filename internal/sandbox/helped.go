@@ -58,11 +58,12 @@ func (c *Cmd) startHelped() error {
 	} else if stdio[2], err = h.output(cmd.Stderr, &closeAfterStart); err != nil {
 		return fail(err)
 	}
-	ruleset, flags, err := c.sess.ruleset(c.spec)
+	rs, err := c.sess.ruleset(c.spec)
 	if err != nil {
 		return fail(err)
 	}
-	req := &helperRequest{Spec: *c.spec, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, RulesetFlags: flags}
+	ruleset := rs.fd
+	req := &helperRequest{Spec: *c.spec, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, RulesetFlags: rs.flags, RulesetKey: rs.key}
 	var helper *warmHelper
 	// An idle helper may have died (the OOM killer); the next one is
 	// tried, and the one after that is started for this command.

@@ -20,7 +20,9 @@ type Launcher struct {
 	env    []string
 	read   []string
 	write  []string
-	limits Limits
+	// deniedPorts are the TCP ports commands may not connect to.
+	deniedPorts []uint16
+	limits      Limits
 	// cgroups is nil without a writable cgroup v2 subtree; reaper is set
 	// instead.
 	cgroups *cgroupTree
@@ -95,6 +97,9 @@ func (l *Launcher) setup(opts Options) error {
 		if !st.NetworkDenied {
 			l.miss(fmt.Sprintf("network: the operator turned the network off, but Landlock ABI %d cannot deny TCP connect and bind (ABI 4, Linux 6.7, is needed)", st.LandlockABI))
 		}
+	}
+	if err := l.setupReach(opts); err != nil {
+		return err
 	}
 
 	st.UID, st.GID = os.Getuid(), os.Getgid()
@@ -205,6 +210,8 @@ func (l *Launcher) miss(why string) {
 func (l *Launcher) Status() Status {
 	st := l.status
 	st.Missing = append([]string(nil), st.Missing...)
+	st.Hidden = append([]string(nil), st.Hidden...)
+	st.DeniedPorts = append([]int(nil), st.DeniedPorts...)
 	return st
 }
 

@@ -23,6 +23,10 @@ type helperRequest struct {
 	// RulesetFlags go with the Landlock ruleset, which toold builds
 	// once per session and sends as a fourth descriptor.
 	RulesetFlags uint32 `json:"ruleset_flags,omitempty"`
+	// RulesetKey names the ruleset: a helper keeps the thread it
+	// confined with it for the next command of the same key, since
+	// enforcing a ruleset again costs as much as the first time.
+	RulesetKey string `json:"ruleset_key,omitempty"`
 }
 
 // helperFiles are the descriptors that come with a request.

@@ -25,4 +25,10 @@ type helperSpec struct {
 	DevFiles  []string `json:"dev_files,omitempty"`
 	// DenyNetwork denies TCP (and, where handled, UDP) connect and bind.
 	DenyNetwork bool `json:"deny_network,omitempty"`
+	// Hidden are paths no rule grants, whatever ReadDirs and WriteDirs
+	// say: toold's credentials, keys and configuration.
+	Hidden []string `json:"hidden,omitempty"`
+	// DeniedPorts are TCP ports commands may not connect to when the
+	// network is otherwise on: toold's own listeners and the store's.
+	DeniedPorts []uint16 `json:"denied_ports,omitempty"`
 }

@@ -44,6 +44,9 @@ func HelperMain(args []string) int {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return setupFailed(os.Stderr, fmt.Errorf("becoming a child subreaper: %w", err))
 	}
+	if err := watchParent(); err != nil {
+		return setupFailed(os.Stderr, fmt.Errorf("watching toold: %w", err))
+	}
 	// Signals meant for the command's group reach the helper too; it must
 	// outlive the command to clean up after it.
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)

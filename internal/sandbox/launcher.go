@@ -192,6 +192,7 @@ func (l *Launcher) setupCgroups(override string) {
 		return
 	}
 	st.Cgroup, st.CgroupDir = true, l.cgroups.base
+	st.SweptCgroups = l.cgroups.swept
 	// Not fatal: without it orphans of killed commands are init's to reap.
 	l.reaper, _ = newReaper(false)
 	st.MemoryMax, st.PidsMax = l.cgroups.memory, l.cgroups.pids

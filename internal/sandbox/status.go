@@ -40,6 +40,9 @@ type Status struct {
 	// the end of the call. CgroupDir is where they are made.
 	Cgroup    bool
 	CgroupDir string
+	// SweptCgroups counts the cgroups of dead toolds (SIGKILLed, crashed)
+	// whose leftover commands were killed at start.
+	SweptCgroups int
 	// MemoryMax and PidsMax say whether those cgroup limits are enforced.
 	MemoryMax bool
 	PidsMax   bool
@@ -69,6 +72,7 @@ func (s Status) LogValue() slog.Value {
 		slog.String("user", s.User),
 		slog.Bool("cgroup", s.Cgroup),
 		slog.String("cgroup_dir", s.CgroupDir),
+		slog.Int("swept_cgroups", s.SweptCgroups),
 		slog.Bool("memory_max", s.MemoryMax),
 		slog.Bool("pids_max", s.PidsMax),
 		slog.Bool("subreaper", s.Subreaper),

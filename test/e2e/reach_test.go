@@ -118,20 +118,22 @@ func TestCommandsOfAKilledTooldDoNotSurvive(t *testing.T) {
 			_, sb := serverInfo(t, ctx, d.addr)
 			sid := createSession(t, ctx, d.addr)
 			r := execute(t, ctx, d.addr, sid, "bg", "Bash", map[string]any{
-				"command":           "( setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! )",
+				"command":           "( setsid sleep 1000 </dev/null >/dev/null 2>&1 & ); exec sleep 1001",
 				"run_in_background": true,
 			})
 			if r.IsError {
 				t.Fatalf("background command: %+v", r)
 			}
-			pid := findProcess(t, ctx, "sleep 1000", d.cmd.Process.Pid)
+			escaped := findProcess(t, ctx, "sleep 1000", d.cmd.Process.Pid)
+			shell := findProcess(t, ctx, "sleep 1001", d.cmd.Process.Pid)
 			d.cmd.Process.Signal(syscall.SIGKILL)
 			<-d.done
 			if sb["cgroup"] == true {
 				// Only a new toold can end it.
 				startTooldAs(t, uid)
 			}
-			waitExited(t, ctx, pid)
+			waitExited(t, ctx, escaped)
+			waitExited(t, ctx, shell)
 		})
 	}
 }

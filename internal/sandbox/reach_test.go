@@ -208,3 +208,43 @@ true`, denied, other)
 		}
 	}
 }
+
+// On a kernel without Landlock TCP rules (ABI < 4) or without Landlock,
+// the launcher says which ports and files stay reachable, so that
+// GetServerInfo's missing list and --sandbox=required see it.
+func TestUnenforceableReachIsReported(t *testing.T) {
+	for _, tc := range []struct {
+		abi     int
+		network bool
+		want    []string
+	}{
+		{3, true, []string{"ports: commands can connect to toold's own and the store's TCP ports (6379, 50051): Landlock ABI 3 has no TCP rules"}},
+		{0, true, []string{"ports:", "hidden files: without Landlock only file permissions keep commands from toold's credentials and configuration (/etc/toold/tokens/tokens)"}},
+		{4, true, nil},
+	} {
+		l := &Launcher{status: Status{LandlockABI: tc.abi, Landlock: tc.abi > 0, Network: tc.network}}
+		if err := l.setupReach(Options{Network: tc.network, Hidden: []string{"/etc/toold/tokens/tokens"}, DeniedPorts: []int{50051, 6379, 50051}}); err != nil {
+			t.Fatal(err)
+		}
+		st := l.Status()
+		missing := strings.Join(st.Missing, "\n")
+		for _, w := range tc.want {
+			if !strings.Contains(missing, w) {
+				t.Errorf("ABI %d: missing %q lacks %q", tc.abi, missing, w)
+			}
+		}
+		if tc.want == nil && (missing != "" || !st.PortsDenied || !st.HiddenEnforced) {
+			t.Errorf("ABI %d: status %+v", tc.abi, st)
+		}
+		if len(st.DeniedPorts) != 2 {
+			t.Errorf("ABI %d: denied ports %v, want two", tc.abi, st.DeniedPorts)
+		}
+	}
+	l := &Launcher{}
+	if err := l.setupReach(Options{DeniedPorts: []int{70000}}); err == nil {
+		t.Error("port 70000 was accepted")
+	}
+	if err := l.setupReach(Options{Hidden: []string{"relative/path"}}); err == nil {
+		t.Error("a relative hidden path was accepted")
+	}
+}

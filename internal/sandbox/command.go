@@ -146,7 +146,6 @@ func (l *Launcher) spec(s *session, req Request) *helperSpec {
 		DevFiles:    devFiles,
 		DenyNetwork: !l.status.Network,
 		Hidden:      l.status.Hidden,
-		DeniedPorts: l.deniedPorts,
 	}
 }
 
@@ -186,11 +185,15 @@ func (c *Cmd) Start() error {
 func (c *Cmd) startInCgroup() error {
 	defer c.cg.closeFD()
 	return c.l.reaper.startRecorded(c.Cmd, func() error {
+		ports, err := c.l.portLayer()
+		if err != nil {
+			return err
+		}
 		r, err := c.sess.ruleset(c.spec)
 		if err != nil {
 			return err
 		}
-		return c.sess.start(r, c.Cmd)
+		return c.sess.start(r, ports, c.Cmd)
 	})
 }
 

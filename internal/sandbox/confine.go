@@ -24,7 +24,9 @@ import (
 // One starter serves every command of a ruleset (a session's): enforcing
 // a ruleset copies each of its rules into a new domain, which with the
 // 65,535 port rules of portRules costs tens of milliseconds, while a
-// clone only takes a reference to the thread's domain. The thread is
+// clone only takes a reference to the thread's domain. The layers are
+// enforced in order, each one narrowing the last: the session's file
+// ruleset, then the launcher's shared port ruleset. The thread is
 // never unlocked, so the Go runtime ends it with the goroutine instead
 // of reusing it.
 //
@@ -41,26 +43,32 @@ type startRequest struct {
 	errc chan error
 }
 
-// newStarter confines a new thread with rulesetFD (-1: no_new_privs only).
-// The caller may close the descriptor once it returns.
-func newStarter(rulesetFD int, flags uint32) (*starter, error) {
+// layer is one Landlock ruleset to enforce; fd -1 is none.
+type layer struct {
+	fd    int
+	flags uint32
+}
+
+// newStarter confines a new thread with the layers (none: no_new_privs
+// only). The caller may close the descriptors once it returns.
+func newStarter(layers ...layer) (*starter, error) {
 	s := &starter{reqs: make(chan startRequest)}
 	ready := make(chan error, 1)
-	go s.serve(rulesetFD, flags, ready)
+	go s.serve(layers, ready)
 	if err := <-ready; err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *starter) serve(rulesetFD int, flags uint32, ready chan<- error) {
+func (s *starter) serve(layers []layer, ready chan<- error) {
 	runtime.LockOSThread()
 	if unix.Gettid() == unix.Getpid() {
 		// The runtime cannot end the main thread; it would park it
 		// for good, confined. Holding it until the other goroutine has
 		// locked a thread of its own, that one is sure to be another.
 		inner := make(chan error, 1)
-		go s.serve(rulesetFD, flags, inner)
+		go s.serve(layers, inner)
 		err := <-inner
 		runtime.UnlockOSThread()
 		ready <- err
@@ -70,8 +78,11 @@ func (s *starter) serve(rulesetFD int, flags uint32, ready chan<- error) {
 		ready <- fmt.Errorf("sandbox: setting no_new_privs: %w", err)
 		return
 	}
-	if rulesetFD >= 0 {
-		if err := ll.LandlockRestrictSelf(rulesetFD, flags); err != nil {
+	for _, l := range layers {
+		if l.fd < 0 {
+			continue
+		}
+		if err := ll.LandlockRestrictSelf(l.fd, l.flags); err != nil {
 			ready <- fmt.Errorf("sandbox: enforcing the Landlock ruleset: %w", err)
 			return
 		}
@@ -93,8 +104,8 @@ func (s *starter) start(cmd *exec.Cmd) error {
 func (s *starter) close() { s.once.Do(func() { close(s.reqs) }) }
 
 // startConfined starts one command from a starter made for it alone.
-func startConfined(cmd *exec.Cmd, rulesetFD int, flags uint32) error {
-	s, err := newStarter(rulesetFD, flags)
+func startConfined(cmd *exec.Cmd, layers ...layer) error {
+	s, err := newStarter(layers...)
 	if err != nil {
 		return err
 	}
@@ -131,20 +142,16 @@ func (s *helperSpec) rulesetFD() (int, uint32, error) {
 // landlockRuleset is the newest configuration go-landlock knows, cut down
 // to what the kernel supports. Scoping (ABI 6) keeps commands from
 // signalling toold or reaching abstract Unix sockets outside the sandbox.
-// The hidden paths are cut out of every grant (see hiddenSet), and the
-// denied ports out of the network (see portRules).
+// The hidden paths are cut out of every grant (see hiddenSet); the denied
+// ports are a ruleset of their own (portRuleset).
 func landlockRuleset(spec *helperSpec) (landlock.Config, []landlock.Rule) {
 	cfg := landlock.Config{
 		HandledAccessFS: landlock.V11.HandledAccessFS,
 		Scoped:          landlock.V11.Scoped,
 	}
 	var rules []landlock.Rule
-	switch {
-	case spec.DenyNetwork:
+	if spec.DenyNetwork {
 		cfg.HandledAccessNet = landlock.V11.HandledAccessNet
-	case len(spec.DeniedPorts) > 0 && spec.LandlockABI >= 4:
-		cfg.HandledAccessNet = ll.AccessNetConnectTCP
-		rules = append(rules, portRules(spec.DeniedPorts)...)
 	}
 	hidden := newHiddenSet(spec.Hidden)
 	read := hidden.split(spec.ReadDirs)
@@ -167,10 +174,20 @@ func landlockRuleset(spec *helperSpec) (landlock.Config, []landlock.Rule) {
 	return cfg.BestEffort(), rules
 }
 
-// portRules grant TCP connect to every port but the denied ones. Landlock
-// rules only grant, one port each, so "all but these" is 65,535 rules
-// minus a few: the ruleset is built once per session, and enforced once
-// per session too (see starter), because enforcing copies every rule.
+// portRuleset builds the ruleset that grants TCP connect to every port but
+// the denied ones, and handles nothing else. Landlock rules only grant,
+// one port each, so "all but these" is 65,535 rules minus a few: building
+// them takes a few hundred milliseconds, so it is done once per launcher
+// and the ruleset stacked on each session's (see starter).
+func portRuleset(denied []uint16) (layer, error) {
+	cfg := landlock.Config{HandledAccessNet: ll.AccessNetConnectTCP}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(portRules(denied)...)
+	if err != nil {
+		return layer{fd: -1}, fmt.Errorf("sandbox: building the port ruleset: %w", err)
+	}
+	return layer{fd, flags}, nil
+}
+
 func portRules(denied []uint16) []landlock.Rule {
 	rules := make([]landlock.Rule, 0, 65535)
 	for p := 1; p <= 65535; p++ {

@@ -62,8 +62,13 @@ func (c *Cmd) startHelped() error {
 	if err != nil {
 		return fail(err)
 	}
+	ports, err := c.l.portLayer()
+	if err != nil {
+		return fail(err)
+	}
 	ruleset := rs.fd
-	req := &helperRequest{Spec: *c.spec, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, RulesetFlags: rs.flags, RulesetKey: rs.key}
+	req := &helperRequest{Spec: *c.spec, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, RulesetFlags: rs.flags, RulesetKey: rs.key,
+		PortRuleset: ports.fd >= 0, PortRulesetFlags: ports.flags}
 	var helper *warmHelper
 	// An idle helper may have died (the OOM killer); the next one is
 	// tried, and the one after that is started for this command.
@@ -71,7 +76,7 @@ func (c *Cmd) startHelped() error {
 		if helper, err = c.l.warm.get(); err != nil {
 			return fail(err)
 		}
-		if err = req.send(helper.conn, stdio, ruleset); err == nil {
+		if err = req.send(helper.conn, stdio, ruleset, ports.fd); err == nil {
 			break
 		}
 		helper.discard()

@@ -88,8 +88,10 @@ func run(req *helperRequest, files helperFiles, starters starterCache) syscall.W
 		for _, f := range stdio {
 			f.Close()
 		}
-		if files.ruleset >= 0 {
-			unix.Close(files.ruleset)
+		for _, fd := range []int{files.ruleset, files.ports} {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
 		}
 	}()
 	spec := &req.Spec
@@ -98,7 +100,7 @@ func run(req *helperRequest, files helperFiles, starters starterCache) syscall.W
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
 		SysProcAttr: &syscall.SysProcAttr{Credential: spec.credential()},
 	}
-	if err := starters.start(req, files.ruleset, cmd); err != nil {
+	if err := starters.start(req, files.layers(req), cmd); err != nil {
 		fmt.Fprintf(stdio[2], "bash: %s: %v\n", spec.Path, err)
 		if errors.Is(err, syscall.ENOENT) {
 			return exitNotFound << 8
@@ -128,9 +130,9 @@ type starterCache map[string]*starter
 
 const maxHelperStarters = 8
 
-func (sc starterCache) start(req *helperRequest, rulesetFD int, cmd *exec.Cmd) error {
+func (sc starterCache) start(req *helperRequest, layers []layer, cmd *exec.Cmd) error {
 	if req.RulesetKey == "" {
-		return startConfined(cmd, rulesetFD, req.RulesetFlags)
+		return startConfined(cmd, layers...)
 	}
 	s := sc[req.RulesetKey]
 	if s == nil {
@@ -142,7 +144,7 @@ func (sc starterCache) start(req *helperRequest, rulesetFD int, cmd *exec.Cmd) e
 			}
 		}
 		var err error
-		if s, err = newStarter(rulesetFD, req.RulesetFlags); err != nil {
+		if s, err = newStarter(layers...); err != nil {
 			return err
 		}
 		sc[req.RulesetKey] = s

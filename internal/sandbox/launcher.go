@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Launcher starts the commands of every session, confined. It is safe for
@@ -20,8 +22,12 @@ type Launcher struct {
 	env    []string
 	read   []string
 	write  []string
-	// deniedPorts are the TCP ports commands may not connect to.
+	// deniedPorts are the TCP ports commands may not connect to; ports
+	// is their ruleset, built on first use.
 	deniedPorts []uint16
+	portsOnce   sync.Once
+	ports       layer
+	portsErr    error
 	limits      Limits
 	// cgroups is nil without a writable cgroup v2 subtree; reaper is set
 	// instead.
@@ -240,6 +246,9 @@ func (l *Launcher) Close() error {
 	}
 	if l.cgroups != nil {
 		errs = append(errs, l.cgroups.close())
+	}
+	if l.ports.fd > 0 { // the zero layer (never built) is not a descriptor of ours
+		unix.Close(l.ports.fd)
 	}
 	if l.reaper != nil {
 		l.reaper.stop()

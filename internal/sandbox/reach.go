@@ -55,3 +55,15 @@ func (l *Launcher) setupReach(opts Options) error {
 	}
 	return nil
 }
+
+// portLayer is the ruleset of the denied ports, shared by every session;
+// fd -1 when the network is off (the session's own ruleset denies it all),
+// no port is denied or the kernel cannot.
+func (l *Launcher) portLayer() (layer, error) {
+	st := &l.status
+	if !st.Network || !st.PortsDenied || !st.Landlock {
+		return layer{fd: -1}, nil
+	}
+	l.portsOnce.Do(func() { l.ports, l.portsErr = portRuleset(l.deniedPorts) })
+	return l.ports, l.portsErr
+}

@@ -183,7 +183,7 @@ func (s *session) ruleset(spec *helperSpec) (*ruleset, error) {
 }
 
 // start clones cmd from the ruleset's confined thread, made on first use.
-func (s *session) start(r *ruleset, cmd *exec.Cmd) error {
+func (s *session) start(r *ruleset, ports layer, cmd *exec.Cmd) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -192,7 +192,7 @@ func (s *session) start(r *ruleset, cmd *exec.Cmd) error {
 	st := r.starter
 	if st == nil {
 		var err error
-		if st, err = newStarter(r.fd, r.flags); err != nil {
+		if st, err = newStarter(layer{r.fd, r.flags}, ports); err != nil {
 			s.mu.Unlock()
 			return err
 		}

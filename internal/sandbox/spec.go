@@ -28,7 +28,4 @@ type helperSpec struct {
 	// Hidden are paths no rule grants, whatever ReadDirs and WriteDirs
 	// say: toold's credentials, keys and configuration.
 	Hidden []string `json:"hidden,omitempty"`
-	// DeniedPorts are TCP ports commands may not connect to when the
-	// network is otherwise on: toold's own listeners and the store's.
-	DeniedPorts []uint16 `json:"denied_ports,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -30,13 +31,28 @@ import (
 // never unlocked, so the Go runtime ends it with the goroutine instead
 // of reusing it.
 //
+// A domain with the port rules takes about 4.5 MB of kernel memory, so a
+// starter left idle for starterIdle ends, and the session's next command
+// makes a new one; running commands keep their own reference.
+//
 // The rest of the confinement comes from cmd's SysProcAttr: the user
 // switch (Credential) and the cgroup (CgroupFD), both applied by the
 // kernel or by Go's child code before exec.
 type starter struct {
 	reqs chan startRequest
-	once sync.Once
+	// stop asks the thread to end; done is closed once it no longer
+	// takes requests.
+	stop, done chan struct{}
+	once       sync.Once
+	idle       time.Duration
 }
+
+// starterIdle is how long a starter waits for its next command.
+var starterIdle = 30 * time.Second
+
+// errStarterGone: the starter ended (idle, or closed) before it took the
+// request; the caller makes a new one.
+var errStarterGone = errors.New("sandbox: the confined thread ended")
 
 type startRequest struct {
 	cmd  *exec.Cmd
@@ -52,7 +68,7 @@ type layer struct {
 // newStarter confines a new thread with the layers (none: no_new_privs
 // only). The caller may close the descriptors once it returns.
 func newStarter(layers ...layer) (*starter, error) {
-	s := &starter{reqs: make(chan startRequest)}
+	s := &starter{reqs: make(chan startRequest), stop: make(chan struct{}), done: make(chan struct{}), idle: starterIdle}
 	ready := make(chan error, 1)
 	go s.serve(layers, ready)
 	if err := <-ready; err != nil {
@@ -74,6 +90,8 @@ func (s *starter) serve(layers []layer, ready chan<- error) {
 		ready <- err
 		return
 	}
+	// The thread ends when serve returns: it stays locked.
+	defer close(s.done)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		ready <- fmt.Errorf("sandbox: setting no_new_privs: %w", err)
 		return
@@ -88,20 +106,34 @@ func (s *starter) serve(layers []layer, ready chan<- error) {
 		}
 	}
 	ready <- nil
-	for r := range s.reqs {
-		r.errc <- r.cmd.Start()
+	idle := time.NewTimer(s.idle)
+	defer idle.Stop()
+	for {
+		select {
+		case r := <-s.reqs:
+			r.errc <- r.cmd.Start()
+			idle.Reset(s.idle)
+		case <-idle.C:
+			return
+		case <-s.stop:
+			return
+		}
 	}
 }
 
-// start clones cmd from the confined thread.
+// start clones cmd from the confined thread, or returns errStarterGone.
 func (s *starter) start(cmd *exec.Cmd) error {
 	errc := make(chan error, 1)
-	s.reqs <- startRequest{cmd, errc}
-	return <-errc
+	select {
+	case s.reqs <- startRequest{cmd, errc}:
+		return <-errc
+	case <-s.done:
+		return errStarterGone
+	}
 }
 
-// close ends the thread; no start may follow.
-func (s *starter) close() { s.once.Do(func() { close(s.reqs) }) }
+// close ends the thread.
+func (s *starter) close() { s.once.Do(func() { close(s.stop) }) }
 
 // startConfined starts one command from a starter made for it alone.
 func startConfined(cmd *exec.Cmd, layers ...layer) error {

@@ -134,20 +134,24 @@ func (sc starterCache) start(req *helperRequest, layers []layer, cmd *exec.Cmd) 
 	if req.RulesetKey == "" {
 		return startConfined(cmd, layers...)
 	}
-	s := sc[req.RulesetKey]
-	if s == nil {
-		if len(sc) >= maxHelperStarters {
-			for k, old := range sc {
-				old.close()
-				delete(sc, k)
-				break
-			}
-		}
-		var err error
-		if s, err = newStarter(layers...); err != nil {
+	if s := sc[req.RulesetKey]; s != nil {
+		if err := s.start(cmd); !errors.Is(err, errStarterGone) {
 			return err
 		}
-		sc[req.RulesetKey] = s
+		// It ended idle; a new one takes its place.
+		delete(sc, req.RulesetKey)
 	}
+	if len(sc) >= maxHelperStarters {
+		for k, old := range sc {
+			old.close()
+			delete(sc, k)
+			break
+		}
+	}
+	s, err := newStarter(layers...)
+	if err != nil {
+		return err
+	}
+	sc[req.RulesetKey] = s
 	return s.start(cmd)
 }

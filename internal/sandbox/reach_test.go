@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // canary is what a hidden file holds; no command output may ever show it.
@@ -246,5 +247,39 @@ func TestUnenforceableReachIsReported(t *testing.T) {
 	}
 	if err := l.setupReach(Options{Hidden: []string{"relative/path"}}); err == nil {
 		t.Error("a relative hidden path was accepted")
+	}
+}
+
+// An idle session's confined thread ends (its Landlock domain holds
+// megabytes of kernel memory with the port rules), and the session's
+// next command gets a new one, confined the same.
+func TestIdleStarterEndsAndComesBack(t *testing.T) {
+	old := starterIdle
+	starterIdle = time.Millisecond
+	t.Cleanup(func() { starterIdle = old })
+	for name, cgroupDir := range modes(t) {
+		t.Run(name, func(t *testing.T) {
+			denied := listen(t)
+			f := newFixture(t, Options{CgroupDir: cgroupDir, Network: true, DeniedPorts: []int{denied}})
+			if !f.l.Status().PortsDenied {
+				t.Skipf("MISSING on this machine: Landlock TCP rules (%q)", f.l.Status().Missing)
+			}
+			script := fmt.Sprintf(`if (exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null; then echo OPEN; else echo SHUT; fi`, denied)
+			for i := range 5 {
+				// Each command finds the last thread ended idle.
+				if r := f.run(t, context.Background(), script); !strings.Contains(r.stdout, "SHUT") {
+					t.Fatalf("command %d after an idle end is not confined:\n%v", i, r)
+				}
+				waitNoConfinedThreads(t)
+			}
+		})
+	}
+}
+
+// waitNoConfinedThreads waits until toold has no confined thread left.
+func waitNoConfinedThreads(t *testing.T) {
+	t.Helper()
+	for len(confinedThreads(t)) > 0 {
+		time.Sleep(time.Millisecond)
 	}
 }

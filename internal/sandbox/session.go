@@ -182,24 +182,35 @@ func (s *session) ruleset(spec *helperSpec) (*ruleset, error) {
 	return r, nil
 }
 
-// start clones cmd from the ruleset's confined thread, made on first use.
+// start clones cmd from the ruleset's confined thread, made on first use
+// and again after it ended idle.
 func (s *session) start(r *ruleset, ports layer, cmd *exec.Cmd) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return errClosed
-	}
-	st := r.starter
-	if st == nil {
-		var err error
-		if st, err = newStarter(layer{r.fd, r.flags}, ports); err != nil {
+	for {
+		s.mu.Lock()
+		if s.closed {
 			s.mu.Unlock()
+			return errClosed
+		}
+		st := r.starter
+		if st == nil {
+			var err error
+			if st, err = newStarter(layer{r.fd, r.flags}, ports); err != nil {
+				s.mu.Unlock()
+				return err
+			}
+			r.starter = st
+		}
+		s.mu.Unlock()
+		err := st.start(cmd)
+		if !errors.Is(err, errStarterGone) {
 			return err
 		}
-		r.starter = st
+		s.mu.Lock()
+		if r.starter == st {
+			r.starter = nil
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
-	return st.start(cmd)
 }
 
 func (s *session) add(c *Cmd) error {

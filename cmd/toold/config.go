@@ -155,6 +155,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	cfg.DrainDelay = *drainDelay
+	if err := cfg.reach(); err != nil {
+		return nil, err
+	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
 	}

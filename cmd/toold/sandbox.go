@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/toold/toold/internal/sandbox"
@@ -16,6 +17,7 @@ import (
 // into sandbox.Options.
 type sandboxFlags struct {
 	mode, user, readDirs, writeDirs, stateDir, cgroup *string
+	hide, denyPorts                                   *string
 	helper                                            *string
 	network                                           *bool
 	warmHelpers                                       *int
@@ -40,6 +42,8 @@ func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
 		cgroup:      fs.String("sandbox-cgroup", "", "cgroup v2 directory under which command cgroups are made (default: toold's own; - turns cgroups off)"),
 		helper:      fs.String("sandbox-helper", "", "the sandbox helper binary (default: toold-sandbox beside toold's binary when it is there, else toold itself)"),
 		warmHelpers: fs.Int("sandbox-warm-helpers", sandbox.DefaultWarmHelpers, "helpers kept started and idle where commands run through the helper (no writable cgroup); 0 starts one per command"),
+		hide:        fs.String("sandbox-hide", "", "comma-separated files and directories commands may never read or write, besides toold's own credentials and configuration (which are always hidden)"),
+		denyPorts:   fs.String("sandbox-deny-ports", "", "comma-separated TCP ports commands may never connect to, besides toold's own listeners and the store's (which are always denied)"),
 		as:          new(byteSize),
 		fsize:       new(byteSize),
 		memoryMax:   new(byteSize),
@@ -87,10 +91,18 @@ func (f *sandboxFlags) config() (sandbox.Options, error) {
 		// 0 means the default to the package; none is negative.
 		WarmHelpers: *f.warmHelpers,
 	}
+	opts.Hidden = splitList(*f.hide)
+	for _, p := range splitList(*f.denyPorts) {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return sandbox.Options{}, fmt.Errorf("--sandbox-deny-ports: %q is not a port (1..65535)", p)
+		}
+		opts.DeniedPorts = append(opts.DeniedPorts, n)
+	}
 	if opts.WarmHelpers == 0 {
 		opts.WarmHelpers = -1
 	}
-	for _, d := range append(append([]string{opts.StateDir}, opts.ReadDirs...), opts.WriteDirs...) {
+	for _, d := range append(append(append([]string{opts.StateDir}, opts.ReadDirs...), opts.WriteDirs...), opts.Hidden...) {
 		if d != "" && !filepath.IsAbs(d) {
 			return sandbox.Options{}, fmt.Errorf("sandbox directory %q must be an absolute path", d)
 		}

@@ -32,6 +32,8 @@ type cgroupTree struct {
 	// note explains a missing controller, for Status.
 	note string
 	seq  atomic.Uint64
+	// swept counts the directories of dead toolds removed at start.
+	swept int
 }
 
 // ownCgroupDir finds toold's cgroup v2 directory from /proc/self/cgroup and
@@ -107,6 +109,7 @@ func unescapeMount(s string) string {
 // own is not writable or cgroup.kill is missing (Linux before 5.14): without
 // cgroup.kill a cgroup cannot end a command's tree at once.
 func newCgroupTree(own string) (*cgroupTree, error) {
+	swept := sweepStale(own)
 	base := filepath.Join(own, "toold-"+strconv.Itoa(os.Getpid()))
 	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("cgroup %s is not writable: %w", own, err)
@@ -115,7 +118,7 @@ func newCgroupTree(own string) (*cgroupTree, error) {
 		os.Remove(base)
 		return nil, fmt.Errorf("cgroup v2 has no cgroup.kill (Linux 5.14 or later is needed): %w", err)
 	}
-	t := &cgroupTree{base: base}
+	t := &cgroupTree{base: base, swept: swept}
 	t.memory, t.pids, t.note = enableControllers(own, base)
 	return t, nil
 }

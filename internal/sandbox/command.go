@@ -145,6 +145,7 @@ func (l *Launcher) spec(s *session, req Request) *helperSpec {
 		WriteDirs:   append(append(append([]string(nil), req.Dirs...), s.dir), l.write...),
 		DevFiles:    devFiles,
 		DenyNetwork: !l.status.Network,
+		Hidden:      l.status.Hidden,
 	}
 }
 
@@ -184,11 +185,15 @@ func (c *Cmd) Start() error {
 func (c *Cmd) startInCgroup() error {
 	defer c.cg.closeFD()
 	return c.l.reaper.startRecorded(c.Cmd, func() error {
-		fd, flags, err := c.sess.ruleset(c.spec)
+		ports, err := c.l.portLayer()
 		if err != nil {
 			return err
 		}
-		return startConfined(c.Cmd, fd, flags)
+		r, err := c.sess.ruleset(c.spec)
+		if err != nil {
+			return err
+		}
+		return c.sess.start(r, ports, c.Cmd)
 	})
 }
 

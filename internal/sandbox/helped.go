@@ -58,11 +58,17 @@ func (c *Cmd) startHelped() error {
 	} else if stdio[2], err = h.output(cmd.Stderr, &closeAfterStart); err != nil {
 		return fail(err)
 	}
-	ruleset, flags, err := c.sess.ruleset(c.spec)
+	rs, err := c.sess.ruleset(c.spec)
 	if err != nil {
 		return fail(err)
 	}
-	req := &helperRequest{Spec: *c.spec, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, RulesetFlags: flags}
+	ports, err := c.l.portLayer()
+	if err != nil {
+		return fail(err)
+	}
+	ruleset := rs.fd
+	req := &helperRequest{Spec: *c.spec, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, RulesetFlags: rs.flags, RulesetKey: rs.key,
+		PortRuleset: ports.fd >= 0, PortRulesetFlags: ports.flags}
 	var helper *warmHelper
 	// An idle helper may have died (the OOM killer); the next one is
 	// tried, and the one after that is started for this command.
@@ -70,7 +76,7 @@ func (c *Cmd) startHelped() error {
 		if helper, err = c.l.warm.get(); err != nil {
 			return fail(err)
 		}
-		if err = req.send(helper.conn, stdio, ruleset); err == nil {
+		if err = req.send(helper.conn, stdio, ruleset, ports.fd); err == nil {
 			break
 		}
 		helper.discard()

@@ -44,6 +44,9 @@ func HelperMain(args []string) int {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return setupFailed(os.Stderr, fmt.Errorf("becoming a child subreaper: %w", err))
 	}
+	if err := watchParent(); err != nil {
+		return setupFailed(os.Stderr, fmt.Errorf("watching toold: %w", err))
+	}
 	// Signals meant for the command's group reach the helper too; it must
 	// outlive the command to clean up after it.
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
@@ -56,6 +59,7 @@ func HelperMain(args []string) int {
 	if err != nil || !ok {
 		return setupFailed(os.Stderr, fmt.Errorf("no connection to toold on descriptor 3: %v", err))
 	}
+	starters := make(starterCache)
 	for {
 		req, files, err := receiveRequest(conn)
 		if errors.Is(err, io.EOF) {
@@ -69,7 +73,7 @@ func HelperMain(args []string) int {
 			}
 			return setupFailed(out, err)
 		}
-		status := run(req, files)
+		status := run(req, files, starters)
 		if _, err := conn.Write(binary.BigEndian.AppendUint32(nil, uint32(status))); err != nil {
 			return exitSetup
 		}
@@ -78,14 +82,16 @@ func HelperMain(args []string) int {
 
 // run runs one command and returns its wait status once every process it
 // left is gone.
-func run(req *helperRequest, files helperFiles) syscall.WaitStatus {
+func run(req *helperRequest, files helperFiles, starters starterCache) syscall.WaitStatus {
 	stdio := files.stdio
 	defer func() {
 		for _, f := range stdio {
 			f.Close()
 		}
-		if files.ruleset >= 0 {
-			unix.Close(files.ruleset)
+		for _, fd := range []int{files.ruleset, files.ports} {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
 		}
 	}()
 	spec := &req.Spec
@@ -94,7 +100,7 @@ func run(req *helperRequest, files helperFiles) syscall.WaitStatus {
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
 		SysProcAttr: &syscall.SysProcAttr{Credential: spec.credential()},
 	}
-	if err := startConfined(cmd, files.ruleset, req.RulesetFlags); err != nil {
+	if err := starters.start(req, files.layers(req), cmd); err != nil {
 		fmt.Fprintf(stdio[2], "bash: %s: %v\n", spec.Path, err)
 		if errors.Is(err, syscall.ENOENT) {
 			return exitNotFound << 8
@@ -115,4 +121,37 @@ func run(req *helperRequest, files helperFiles) syscall.WaitStatus {
 func setupFailed(w io.Writer, err error) int {
 	fmt.Fprintln(w, "toold sandbox-exec: the command was not started:", err)
 	return exitSetup
+}
+
+// starterCache holds a helper's confined threads by ruleset key. A helper
+// serves commands of any session, one at a time; a few sessions' threads
+// are kept, and past that one is ended to make room.
+type starterCache map[string]*starter
+
+const maxHelperStarters = 8
+
+func (sc starterCache) start(req *helperRequest, layers []layer, cmd *exec.Cmd) error {
+	if req.RulesetKey == "" {
+		return startConfined(cmd, layers...)
+	}
+	if s := sc[req.RulesetKey]; s != nil {
+		if err := s.start(cmd); !errors.Is(err, errStarterGone) {
+			return err
+		}
+		// It ended idle; a new one takes its place.
+		delete(sc, req.RulesetKey)
+	}
+	if len(sc) >= maxHelperStarters {
+		for k, old := range sc {
+			old.close()
+			delete(sc, k)
+			break
+		}
+	}
+	s, err := newStarter(layers...)
+	if err != nil {
+		return err
+	}
+	sc[req.RulesetKey] = s
+	return s.start(cmd)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Launcher starts the commands of every session, confined. It is safe for
@@ -20,7 +22,13 @@ type Launcher struct {
 	env    []string
 	read   []string
 	write  []string
-	limits Limits
+	// deniedPorts are the TCP ports commands may not connect to; ports
+	// is their ruleset, built on first use.
+	deniedPorts []uint16
+	portsOnce   sync.Once
+	ports       layer
+	portsErr    error
+	limits      Limits
 	// cgroups is nil without a writable cgroup v2 subtree; reaper is set
 	// instead.
 	cgroups *cgroupTree
@@ -95,6 +103,9 @@ func (l *Launcher) setup(opts Options) error {
 		if !st.NetworkDenied {
 			l.miss(fmt.Sprintf("network: the operator turned the network off, but Landlock ABI %d cannot deny TCP connect and bind (ABI 4, Linux 6.7, is needed)", st.LandlockABI))
 		}
+	}
+	if err := l.setupReach(opts); err != nil {
+		return err
 	}
 
 	st.UID, st.GID = os.Getuid(), os.Getgid()
@@ -187,6 +198,7 @@ func (l *Launcher) setupCgroups(override string) {
 		return
 	}
 	st.Cgroup, st.CgroupDir = true, l.cgroups.base
+	st.SweptCgroups = l.cgroups.swept
 	// Not fatal: without it orphans of killed commands are init's to reap.
 	l.reaper, _ = newReaper(false)
 	st.MemoryMax, st.PidsMax = l.cgroups.memory, l.cgroups.pids
@@ -205,6 +217,8 @@ func (l *Launcher) miss(why string) {
 func (l *Launcher) Status() Status {
 	st := l.status
 	st.Missing = append([]string(nil), st.Missing...)
+	st.Hidden = append([]string(nil), st.Hidden...)
+	st.DeniedPorts = append([]int(nil), st.DeniedPorts...)
 	return st
 }
 
@@ -232,6 +246,9 @@ func (l *Launcher) Close() error {
 	}
 	if l.cgroups != nil {
 		errs = append(errs, l.cgroups.close())
+	}
+	if l.ports.fd > 0 { // the zero layer (never built) is not a descriptor of ours
+		unix.Close(l.ports.fd)
 	}
 	if l.reaper != nil {
 		l.reaper.stop()

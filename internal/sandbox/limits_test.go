@@ -50,13 +50,23 @@ head -c 1000000 /dev/zero > big; echo "big=$(stat -c %s big)"`)
 	}
 }
 
-// Confinement is applied on a thread that dies with the start: toold's own
-// threads keep no_new_privs off and can still write anywhere after many
-// commands.
+// Confinement is applied on a thread of the session's own, locked to one
+// goroutine that only starts commands: toold's other threads keep
+// no_new_privs off and can still write anywhere after many commands, and
+// the session's thread ends with the session.
 func TestToolsOwnThreadsStayUnconfined(t *testing.T) {
 	f := newFixture(t, Options{})
 	for range 20 {
 		f.run(t, context.Background(), "true")
+	}
+	if f.l.Status().Cgroup {
+		// One ruleset, one confined thread, however many commands.
+		if c := confinedThreads(t); len(c) != 1 {
+			t.Errorf("after 20 commands of one session, confined threads: %v, want one", c)
+		}
+	}
+	if err := f.l.CloseSession("s1"); err != nil {
+		t.Fatal(err)
 	}
 	// A confined thread ends soon after its goroutine, not at once.
 	var confined []string
@@ -67,7 +77,7 @@ func TestToolsOwnThreadsStayUnconfined(t *testing.T) {
 		}
 	}
 	if len(confined) > 0 {
-		t.Errorf("threads of toold with no_new_privs set: %v", confined)
+		t.Errorf("threads of toold with no_new_privs set after the session closed: %v", confined)
 	}
 	out := filepath.Join(f.outside, "from-toold")
 	if err := os.WriteFile(out, []byte("x"), 0o644); err != nil {

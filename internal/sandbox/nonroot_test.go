@@ -21,6 +21,8 @@ var escapeTests = []string{
 	"TestServerEnvironmentIsUnreadable",
 	"TestUserSwitchDropsGroups",
 	"TestNetworkOffRefusesTCP",
+	"TestHiddenFilesAreUnreadable",
+	"TestDeniedPortsAreRefused",
 	"TestNothingOutlivesTheCall",
 	"TestCancelKillsEscapedProcesses",
 	"TestForkBombIsStopped",

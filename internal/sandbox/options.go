@@ -100,6 +100,17 @@ type Options struct {
 	// where commands run through the helper. 0: DefaultWarmHelpers;
 	// negative: none, each command waits for its helper to start.
 	WarmHelpers int
+	// Hidden are files and directories that commands may never read or
+	// write, whatever the read and write directories (the session's
+	// included) grant: toold's credentials, TLS keys and configuration.
+	// With Landlock they are cut out of every grant; without it only
+	// file permissions keep them.
+	Hidden []string
+	// DeniedPorts are TCP ports commands may never connect to, on any
+	// address, while the network is on: toold's own listeners and the
+	// store's. Landlock (ABI 4) expresses it; without it Status reports
+	// the ports as reachable.
+	DeniedPorts []int
 	// CgroupDir overrides the cgroup v2 directory under which command
 	// cgroups are made. Empty: toold's own cgroup. "-" disables cgroups,
 	// which selects the subreaper fallback.

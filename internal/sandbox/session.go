@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,12 +30,16 @@ type session struct {
 	// rulesets are the Landlock rulesets built for the session's commands,
 	// by their writable directories; a ruleset can be enforced any number
 	// of times, and building one opens every directory it names.
-	rulesets map[string]ruleset
+	rulesets map[string]*ruleset
 }
 
 type ruleset struct {
 	fd    int
 	flags uint32
+	// key names the ruleset to a helper, which keeps a starter per key.
+	key string
+	// starter is made on the first command toold starts itself.
+	starter *starter
 }
 
 // errClosed: the session or the launcher was closed.
@@ -56,7 +61,7 @@ func (l *Launcher) session(id string) (*session, error) {
 	s := &session{
 		dir: dir, home: filepath.Join(dir, "home"), tmp: filepath.Join(dir, "tmp"),
 		uid: l.status.UID, gid: l.status.GID, owned: l.status.UserSwitch,
-		prepared: make(map[string]bool), cmds: make(map[*Cmd]bool), rulesets: make(map[string]ruleset),
+		prepared: make(map[string]bool), cmds: make(map[*Cmd]bool), rulesets: make(map[string]*ruleset),
 	}
 	for _, d := range []string{s.dir, s.home, s.tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -156,25 +161,56 @@ func chownTree(root string, uid, gid int) error {
 	})
 }
 
-// ruleset returns the Landlock ruleset for spec, built on first use; -1
-// when spec asks for none. The descriptor stays the session's: it is closed
-// with the session, after every command that could use it has ended.
-func (s *session) ruleset(spec *helperSpec) (int, uint32, error) {
-	if !spec.Landlock {
-		return -1, 0, nil
-	}
+// ruleset returns the Landlock ruleset for spec, built on first use; fd
+// -1 when spec asks for none. The descriptor stays the session's: it is
+// closed with the session, after every command that could use it has
+// ended.
+func (s *session) ruleset(spec *helperSpec) (*ruleset, error) {
 	key := strings.Join(spec.WriteDirs, "\x00")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.rulesets[key]; ok {
-		return r.fd, r.flags, nil
+		return r, nil
 	}
 	fd, flags, err := spec.rulesetFD()
 	if err != nil {
-		return -1, 0, err
+		return nil, err
 	}
-	s.rulesets[key] = ruleset{fd, flags}
-	return fd, flags, nil
+	sum := sha256.Sum256([]byte(s.dir + "\x00" + key))
+	r := &ruleset{fd: fd, flags: flags, key: hex.EncodeToString(sum[:12])}
+	s.rulesets[key] = r
+	return r, nil
+}
+
+// start clones cmd from the ruleset's confined thread, made on first use
+// and again after it ended idle.
+func (s *session) start(r *ruleset, ports layer, cmd *exec.Cmd) error {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return errClosed
+		}
+		st := r.starter
+		if st == nil {
+			var err error
+			if st, err = newStarter(layer{r.fd, r.flags}, ports); err != nil {
+				s.mu.Unlock()
+				return err
+			}
+			r.starter = st
+		}
+		s.mu.Unlock()
+		err := st.start(cmd)
+		if !errors.Is(err, errStarterGone) {
+			return err
+		}
+		s.mu.Lock()
+		if r.starter == st {
+			r.starter = nil
+		}
+		s.mu.Unlock()
+	}
 }
 
 func (s *session) add(c *Cmd) error {
@@ -210,7 +246,12 @@ func (s *session) close() error {
 	}
 	s.mu.Lock()
 	for _, r := range s.rulesets {
-		unix.Close(r.fd)
+		if r.starter != nil {
+			r.starter.close()
+		}
+		if r.fd >= 0 {
+			unix.Close(r.fd)
+		}
 	}
 	clear(s.rulesets)
 	s.mu.Unlock()

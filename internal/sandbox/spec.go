@@ -25,4 +25,7 @@ type helperSpec struct {
 	DevFiles  []string `json:"dev_files,omitempty"`
 	// DenyNetwork denies TCP (and, where handled, UDP) connect and bind.
 	DenyNetwork bool `json:"deny_network,omitempty"`
+	// Hidden are paths no rule grants, whatever ReadDirs and WriteDirs
+	// say: toold's credentials, keys and configuration.
+	Hidden []string `json:"hidden,omitempty"`
 }

@@ -20,6 +20,16 @@ type Status struct {
 	// 4 or later).
 	Network       bool
 	NetworkDenied bool
+	// Hidden are the paths no command may read or write (toold's
+	// credentials and configuration); HiddenEnforced says Landlock keeps
+	// them, not only file permissions.
+	Hidden         []string
+	HiddenEnforced bool
+	// DeniedPorts are the TCP ports commands may not connect to (toold's
+	// listeners, the store); PortsDenied says Landlock enforces it. With
+	// the network off every port is denied.
+	DeniedPorts []int
+	PortsDenied bool
 	// UserSwitch: commands run as User (UID, GID) instead of toold's
 	// root. When toold is not root, commands run as toold's user and
 	// UserSwitch is false.
@@ -30,6 +40,9 @@ type Status struct {
 	// the end of the call. CgroupDir is where they are made.
 	Cgroup    bool
 	CgroupDir string
+	// SweptCgroups counts the cgroups of dead toolds (SIGKILLed, crashed)
+	// whose leftover commands were killed at start.
+	SweptCgroups int
 	// MemoryMax and PidsMax say whether those cgroup limits are enforced.
 	MemoryMax bool
 	PidsMax   bool
@@ -51,10 +64,15 @@ func (s Status) LogValue() slog.Value {
 		slog.Bool("landlock", s.Landlock),
 		slog.Bool("network", s.Network),
 		slog.Bool("network_denied", s.NetworkDenied),
+		slog.Any("hidden", s.Hidden),
+		slog.Bool("hidden_enforced", s.HiddenEnforced),
+		slog.Any("denied_ports", s.DeniedPorts),
+		slog.Bool("ports_denied", s.PortsDenied),
 		slog.Bool("user_switch", s.UserSwitch),
 		slog.String("user", s.User),
 		slog.Bool("cgroup", s.Cgroup),
 		slog.String("cgroup_dir", s.CgroupDir),
+		slog.Int("swept_cgroups", s.SweptCgroups),
 		slog.Bool("memory_max", s.MemoryMax),
 		slog.Bool("pids_max", s.PidsMax),
 		slog.Bool("subreaper", s.Subreaper),

@@ -104,7 +104,7 @@ func TestHelperRequestChecks(t *testing.T) {
 	big := strings.Repeat("x", 200<<10) // more than one read
 	good.Args[2] = "true # " + big
 	sent := make(chan error, 1)
-	go func() { sent <- good.send(a, stdio, -1) }()
+	go func() { sent <- good.send(a, stdio, -1, -1) }()
 	got, files, err := receiveRequest(b)
 	if err := <-sent; err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestHelperRequestChecks(t *testing.T) {
 	}
 
 	bad := &helperRequest{Spec: helperSpec{Path: "/bin/bash", Landlock: true}, Args: []string{"bash"}}
-	if err := bad.send(a, stdio, -1); err != nil {
+	if err := bad.send(a, stdio, -1, -1); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := receiveRequest(b); err == nil || !strings.Contains(err.Error(), "Landlock") {

@@ -239,10 +239,28 @@ func TestSandboxAsNonRootToold(t *testing.T) {
 		}
 	}
 
-	// bash retries a refused fork for a while; the call's timeout ends it.
-	r = execute(t, ctx, d.addr, sid, "bomb", "Bash", map[string]any{"command": "for i in $(seq 1 1000); do sleep 1000 & done; echo ALL STARTED", "timeout": 5000})
-	if strings.Contains(r.Text, "ALL STARTED") || !strings.Contains(r.Text, "Resource temporarily unavailable") {
-		t.Errorf("the process limit did not stop the loop: %s", r.Text)
+	// The command forks until the limit refuses a fork, and says so:
+	// it ends on that condition, not on a timeout (bash would retry a
+	// refused fork for a while, so a shell loop would only end on time).
+	bomb := `/usr/bin/python3 -c '
+import os, time
+n = 0
+while n < 1000:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        print("REFUSED", n, e.errno)
+        break
+    if pid == 0:
+        time.sleep(1000)
+        os._exit(0)
+    n += 1
+else:
+    print("ALL STARTED")
+'`
+	r = execute(t, ctx, d.addr, sid, "bomb", "Bash", map[string]any{"command": bomb, "timeout": 600000})
+	if strings.Contains(r.Text, "ALL STARTED") || !strings.Contains(r.Text, "REFUSED") || !strings.HasSuffix(strings.TrimSpace(r.Text), " 11") {
+		t.Errorf("the process limit did not refuse a fork (EAGAIN): %s", r.Text)
 	}
 	if r := execute(t, ctx, d.addr, sid, "after", "Bash", map[string]any{"command": "echo still here"}); r.Text != "still here" {
 		t.Errorf("toold could not run a command after the fork bomb: %+v", r)

@@ -29,6 +29,9 @@ type config struct {
 	// are still accepted this long, while load balancers take the
 	// replica out (a preStop delay).
 	DrainDelay time.Duration
+	// StreamKeepalive: an Execute or Attach stream that sent nothing this
+	// long gets a keepalive event (zero: none).
+	StreamKeepalive time.Duration
 
 	Settings              string
 	AllowedTools          []string
@@ -87,6 +90,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		tenantDir   = fs.String("tenant-settings", "", "directory of per-tenant settings files, <tenant>.json in settings.json shape: the \"user\" rules of each tenant's sessions")
 		resultTTL   = fs.Duration("result-ttl", time.Hour, "how long a call's result and events are kept for retries and Attach")
 		callLease   = fs.Duration("call-lease", 30*time.Second, "a running call whose replica has not renewed its claim for this long counts as abandoned")
+		keepalive   = fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	)
 	sandboxF, runtimeF := addSandboxFlags(fs), addRuntimeFlags(fs)
 	hooksF := addHooksFlags(fs)
@@ -151,11 +155,15 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	cfg.DrainDelay = *drainDelay
+	cfg.StreamKeepalive = *keepalive
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
 	}
 	return cfg, cfg.check()
 }
+
+// minStreamKeepalive keeps keepalives from flooding a stream.
+const minStreamKeepalive = 10 * time.Millisecond
 
 func (c *config) check() error {
 	if _, port, err := net.SplitHostPort(c.Listen); err != nil {
@@ -203,6 +211,9 @@ func (c *config) check() error {
 	}
 	if c.DrainDelay < 0 {
 		return fmt.Errorf("--drain-delay %s: want 0 or more", c.DrainDelay)
+	}
+	if c.StreamKeepalive != 0 && c.StreamKeepalive < minStreamKeepalive {
+		return fmt.Errorf("--stream-keepalive %s: want 0 (none) or %s or more", c.StreamKeepalive, minStreamKeepalive)
 	}
 	if err := c.Auth.check(c.Listen); err != nil {
 		return err

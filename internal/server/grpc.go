@@ -56,6 +56,9 @@ type Options struct {
 	// auth field (none, token, mtls or jwt; empty: none).
 	Info     ServerInfo
 	AuthMode string
+	// StreamKeepalive is how long an Execute or Attach stream may stay
+	// silent before it carries a keepalive event (zero: never).
+	StreamKeepalive time.Duration
 }
 
 // New builds the gRPC server with health and reflection registered. The
@@ -103,6 +106,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 			Timeout:           20 * time.Second,
 		}),
 	)...)
+	sessions.log, tools.log, tools.keepalive = opts.Logger, opts.Logger, opts.StreamKeepalive
 	tooldv1.RegisterSessionServiceServer(srv, sessions)
 	tooldv1.RegisterToolServiceServer(srv, tools)
 	tooldv1.RegisterServerServiceServer(srv, newServerService(opts.Info, opts.AuthMode))

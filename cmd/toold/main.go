@@ -244,6 +244,13 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err := engine.Shutdown(killCtx); err != nil {
 		log.Error("running calls did not stop", "error", err)
 	}
+	// The stopped calls' results are on their streams now; GracefulStop
+	// ends once their handlers have returned, so that each stream closes
+	// after its result with a status, not with a cut transport.
+	select {
+	case <-stopped:
+	case <-killCtx.Done():
+	}
 	engine.Close()
 	srv.Stop()
 	return nil

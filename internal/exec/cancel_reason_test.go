@@ -19,7 +19,9 @@ func TestCancelledResultSaysWhy(t *testing.T) {
 	}{
 		{"shutdown", func(h *harness, _ context.CancelFunc) error { return h.engine.Shutdown(context.Background()) },
 			"The call was cancelled before it finished: toold is shutting down."},
-		{"session deleted", func(h *harness, _ context.CancelFunc) error { return h.engine.CancelSession(context.Background(), h.id) },
+		{"session deleted", func(h *harness, _ context.CancelFunc) error {
+			return h.engine.CancelSession(context.Background(), h.id)
+		},
 			"The call was cancelled before it finished: its session was deleted."},
 		{"client cancel", func(_ *harness, client context.CancelFunc) error { client(); return nil },
 			"The call was cancelled before it finished."},

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/policy"

@@ -19,13 +19,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
-	"google.golang.org/grpc/status"
 
 	"github.com/toold/toold/internal/auth"
 	"github.com/toold/toold/internal/ratelimit"
@@ -145,8 +143,9 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 	})
 	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
-		log.ErrorContext(ctx, "panic in gRPC handler", "panic", p, "stack", string(debug.Stack()))
-		return status.Error(codes.Internal, "internal error")
+		id := errorID()
+		log.ErrorContext(ctx, "panic in gRPC handler", "error_id", id, "panic", p, "stack", string(debug.Stack()))
+		return internalStatus(id)
 	})}
 	unary := []grpc.UnaryServerInterceptor{
 		logging.UnaryServerInterceptor(lg, logOpts...),

@@ -427,7 +427,7 @@ func TestPanicIsContainedAndServerKeepsServing(t *testing.T) {
 	if err == nil {
 		_, err = collect(t, stream)
 	}
-	wantCode(t, err, codes.Internal, "internal error")
+	wantCode(t, err, codes.Internal, "internal error (error id ")
 	if resp, err := e.health.Check(ctx(t), &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health after panic: %v %v", resp, err)
 	}

@@ -69,6 +69,11 @@ func internal(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	id := errorID()
 	log.ErrorContext(ctx, "internal error", "error_id", id, "error", err)
+	return internalStatus(id)
+}
+
+// internalStatus is the INTERNAL status of the error logged under id.
+func internalStatus(id string) error {
 	return status.Errorf(codes.Internal, "internal error (error id %s; the server log has the details under this id)", id)
 }
 

@@ -90,7 +90,6 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		tenantDir   = fs.String("tenant-settings", "", "directory of per-tenant settings files, <tenant>.json in settings.json shape: the \"user\" rules of each tenant's sessions")
 		resultTTL   = fs.Duration("result-ttl", time.Hour, "how long a call's result and events are kept for retries and Attach")
 		callLease   = fs.Duration("call-lease", 30*time.Second, "a running call whose replica has not renewed its claim for this long counts as abandoned")
-		keepalive   = fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	)
 	sandboxF, runtimeF := addSandboxFlags(fs), addRuntimeFlags(fs)
 	hooksF := addHooksFlags(fs)
@@ -98,6 +97,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	toolSearchF := addToolSearchFlags(fs)
 	mcpF := addMCPFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
+	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
@@ -154,8 +154,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if cfg.Audit, err = auditF.config(); err != nil {
 		return nil, err
 	}
-	cfg.DrainDelay = *drainDelay
 	cfg.StreamKeepalive = *keepalive
+	cfg.DrainDelay = *drainDelay
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
 	}

@@ -29,6 +29,9 @@ type config struct {
 	// are still accepted this long, while load balancers take the
 	// replica out (a preStop delay).
 	DrainDelay time.Duration
+	// StreamKeepalive: an Execute or Attach stream that sent nothing this
+	// long gets a keepalive event (zero: none).
+	StreamKeepalive time.Duration
 
 	Settings              string
 	AllowedTools          []string
@@ -98,6 +101,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	toolSearchF := addToolSearchFlags(fs)
 	mcpF := addMCPFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
+	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
@@ -154,6 +158,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if cfg.Audit, err = auditF.config(); err != nil {
 		return nil, err
 	}
+	cfg.StreamKeepalive = *keepalive
 	cfg.DrainDelay = *drainDelay
 	if err := cfg.reach(); err != nil {
 		return nil, err
@@ -163,6 +168,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	}
 	return cfg, cfg.check()
 }
+
+// minStreamKeepalive keeps keepalives from flooding a stream.
+const minStreamKeepalive = 10 * time.Millisecond
 
 func (c *config) check() error {
 	if _, port, err := net.SplitHostPort(c.Listen); err != nil {
@@ -213,6 +221,9 @@ func (c *config) check() error {
 	}
 	if c.DrainDelay < 0 {
 		return fmt.Errorf("--drain-delay %s: want 0 or more", c.DrainDelay)
+	}
+	if c.StreamKeepalive != 0 && c.StreamKeepalive < minStreamKeepalive {
+		return fmt.Errorf("--stream-keepalive %s: want 0 (none) or %s or more", c.StreamKeepalive, minStreamKeepalive)
 	}
 	if err := c.Auth.check(c.Listen); err != nil {
 		return err

@@ -195,8 +195,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return defs
 	}
 	opts := server.Options{Logger: log, TracerProvider: tel.Tracer, MeterProvider: tel.Meter,
-		Info:     server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
-		AuthMode: string(cfg.Auth.Mode),
+		Info:            server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
+		AuthMode:        string(cfg.Auth.Mode),
+		StreamKeepalive: cfg.StreamKeepalive,
 	}
 	// Authentication, TLS and rate limits; the limiter stops after the
 	// server and before the store (deferred calls run in reverse).
@@ -247,6 +248,13 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	defer cancel()
 	if err := engine.Shutdown(killCtx); err != nil {
 		log.Error("running calls did not stop", "error", err)
+	}
+	// The stopped calls' results are on their streams now; GracefulStop
+	// ends once their handlers have returned, so that each stream closes
+	// after its result with a status, not with a cut transport.
+	select {
+	case <-stopped:
+	case <-killCtx.Done():
 	}
 	engine.Close()
 	srv.Stop()

@@ -21,6 +21,11 @@ func TestTelemetryAuditAndDrainFlags(t *testing.T) {
 		{"drain timeout and its alias", []string{"--drain-timeout=7s"}, nil, func(c *config) bool { return c.ShutdownTimeout == 7*time.Second }, ""},
 		{"drain delay", []string{"--drain-delay=5s"}, nil, func(c *config) bool { return c.DrainDelay == 5*time.Second }, ""},
 		{"negative drain delay", []string{"--drain-delay=-1s"}, nil, nil, "--drain-delay"},
+		{"stream keepalive default", nil, nil, func(c *config) bool { return c.StreamKeepalive == 15*time.Second }, ""},
+		{"stream keepalive from the environment", nil, map[string]string{"TOOLD_STREAM_KEEPALIVE": "1m"}, func(c *config) bool { return c.StreamKeepalive == time.Minute }, ""},
+		{"stream keepalive off", []string{"--stream-keepalive=0"}, nil, func(c *config) bool { return c.StreamKeepalive == 0 }, ""},
+		{"stream keepalive too short", []string{"--stream-keepalive=1ms"}, nil, nil, "--stream-keepalive"},
+		{"negative stream keepalive", []string{"--stream-keepalive=-1s"}, nil, nil, "--stream-keepalive"},
 		{"standard OTLP variable turns export on", nil, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4317"}, func(c *config) bool {
 			return c.Telemetry.OTLP && c.Telemetry.OTLPEndpoint == ""
 		}, ""},

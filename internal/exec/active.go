@@ -14,7 +14,7 @@ type activeCalls struct {
 }
 
 type activeRun struct {
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	done   chan struct{}
 }
 
@@ -25,7 +25,7 @@ func newActiveCalls() *activeCalls {
 // add derives a cancellable context for one batch; done must be called
 // when the batch has finished.
 func (a *activeCalls) add(ctx context.Context, sessionID string) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	r := &activeRun{cancel: cancel, done: make(chan struct{})}
 	a.mu.Lock()
 	a.next++
@@ -36,7 +36,7 @@ func (a *activeCalls) add(ctx context.Context, sessionID string) (context.Contex
 	a.runs[sessionID][id] = r
 	a.mu.Unlock()
 	return ctx, func() {
-		cancel()
+		cancel(nil)
 		a.mu.Lock()
 		delete(a.runs[sessionID], id)
 		if len(a.runs[sessionID]) == 0 {
@@ -47,8 +47,9 @@ func (a *activeCalls) add(ctx context.Context, sessionID string) (context.Contex
 	}
 }
 
-// cancel cancels the session's batches ("" for all) and waits for them.
-func (a *activeCalls) cancel(ctx context.Context, sessionID string) error {
+// cancel cancels the session's batches ("" for all) for cause, which
+// their calls' results give as the reason, and waits for them.
+func (a *activeCalls) cancel(ctx context.Context, sessionID string, cause error) error {
 	a.mu.Lock()
 	var runs []*activeRun
 	for sid, m := range a.runs {
@@ -61,7 +62,7 @@ func (a *activeCalls) cancel(ctx context.Context, sessionID string) error {
 	}
 	a.mu.Unlock()
 	for _, r := range runs {
-		r.cancel()
+		r.cancel(cause)
 	}
 	for _, r := range runs {
 		select {

@@ -290,7 +290,7 @@ func groupSafe(calls []*Call, prepErr []error, g []int) bool {
 // the context's deadline) until they have finished, so that their processes
 // are gone when it returns. The session's workspace handles are released.
 func (e *Engine) CancelSession(ctx context.Context, sessionID string) error {
-	err := e.active.cancel(ctx, sessionID)
+	err := e.active.cancel(ctx, sessionID, ErrSessionDeleted)
 	e.files.drop(sessionID)
 	e.sessions.drop(sessionID)
 	if f, ok := e.cfg.Policy.(interface{ Forget(string) }); ok {
@@ -305,7 +305,7 @@ func (e *Engine) Close() { e.leases.close() }
 
 // Shutdown cancels every running call and waits for them, bounded by ctx.
 func (e *Engine) Shutdown(ctx context.Context) error {
-	err := e.active.cancel(ctx, "")
+	err := e.active.cancel(ctx, "", ErrShuttingDown)
 	e.files.closeAll()
 	return err
 }

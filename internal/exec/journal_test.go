@@ -62,12 +62,16 @@ func TestRetryWhileRunningFollowsTheRun(t *testing.T) {
 	go func() { firstDone <- h.exec(t, req) }()
 	waitUntil(t, func() bool { return runs.Load() == 1 })
 
-	retryDone := make(chan *recSink)
-	go func() { retryDone <- h.exec(t, req) }()
+	retry := &recSink{}
+	retryDone := make(chan error, 1)
+	go func() { retryDone <- h.engine.Execute(context.Background(), h.id, []Request{req}, retry) }()
 	// The follower sees the stored progress before the call ends.
-	time.Sleep(300 * time.Millisecond)
+	waitUntil(t, func() bool { return len(retry.of("toolu_1")) > 0 })
 	close(gate)
-	first, retry := <-firstDone, <-retryDone
+	first := <-firstDone
+	if err := <-retryDone; err != nil {
+		t.Fatal(err)
+	}
 	if n := runs.Load(); n != 1 {
 		t.Fatalf("ran %d times, want 1", n)
 	}

@@ -49,11 +49,32 @@ func shape(res *tool.Result, err error, maxChars int) *tool.Result {
 // preview with a handle (see persist); the hard cut of shape stays as a
 // guard for text that could not be stored.
 func (e *Engine) shapeCall(ctx context.Context, c *Call, blobs blobStore, res *tool.Result, err error) *tool.Result {
-	res = normalize(res, err)
+	res = normalize(res, cancelReason(ctx, err))
 	limit := resultLimit(c.Def)
 	persist(ctx, blobs, c.ToolUseID, res, limit)
 	capText(res, max(e.cfg.MaxResultChars, limit))
 	return res
+}
+
+// ErrShuttingDown and ErrSessionDeleted are why the engine cancels running
+// calls (Shutdown, CancelSession); a cancelled call's result says which.
+var (
+	ErrShuttingDown   = errors.New("toold is shutting down")
+	ErrSessionDeleted = errors.New("its session was deleted")
+)
+
+// cancelReason turns a cancellation the engine caused into a cancelled
+// result that names the cause. A client's own cancel keeps the plain
+// context error: it has no reason to give.
+func cancelReason(ctx context.Context, err error) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrShuttingDown) || errors.Is(cause, ErrSessionDeleted) {
+		return tool.Errorf(tool.KindCancelled, "The call was cancelled before it finished: %v.", cause)
+	}
+	return err
 }
 
 func normalize(res *tool.Result, err error) *tool.Result {

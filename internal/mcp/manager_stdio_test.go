@@ -301,7 +301,17 @@ func TestHangPastTimeoutIsATimeoutResult(t *testing.T) {
 	if kind, msg := errorKind(t, err); kind != tool.KindTimeout || !strings.Contains(msg, "did not answer hang") {
 		t.Fatalf("hang: kind %v, %q", kind, msg)
 	}
-	if got := tooltest.Text(mustCall(t, findTool(t, tools, "mcp__helper__echo"), `{"text":"still here"}`)); got != "echo: still here" {
+	// The server still answers. Under load an answer may take longer than
+	// the short timeout too: that the server answers is what counts.
+	var got string
+	eventually(t, "an answer after the timeout", func() bool {
+		res, err := call(t, findTool(t, tools, "mcp__helper__echo"), `{"text":"still here"}`)
+		if err == nil {
+			got = tooltest.Text(res)
+		}
+		return err == nil
+	})
+	if got != "echo: still here" {
 		t.Errorf("after the timeout: %q", got)
 	}
 }

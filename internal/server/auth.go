@@ -47,7 +47,7 @@ func newGuard(opts Options) guard {
 		// The limiter's own failures (Redis down) are domain errors like
 		// the handlers': mapped by ToStatus, so a client sees UNAVAILABLE.
 		g.limit = func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			return ToStatus(limit(srv, ss, info, h))
+			return ToStatus(ss.Context(), opts.Logger, limit(srv, ss, info, h))
 		}
 	}
 	return g

@@ -19,13 +19,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
-	"google.golang.org/grpc/status"
 
 	"github.com/toold/toold/internal/auth"
 	"github.com/toold/toold/internal/ratelimit"
@@ -56,6 +54,9 @@ type Options struct {
 	// auth field (none, token, mtls or jwt; empty: none).
 	Info     ServerInfo
 	AuthMode string
+	// StreamKeepalive is how long an Execute or Attach stream may stay
+	// silent before it carries a keepalive event (zero: never).
+	StreamKeepalive time.Duration
 }
 
 // New builds the gRPC server with health and reflection registered. The
@@ -103,6 +104,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 			Timeout:           20 * time.Second,
 		}),
 	)...)
+	sessions.log, tools.log, tools.keepalive = opts.Logger, opts.Logger, opts.StreamKeepalive
 	tooldv1.RegisterSessionServiceServer(srv, sessions)
 	tooldv1.RegisterToolServiceServer(srv, tools)
 	tooldv1.RegisterServerServiceServer(srv, newServerService(opts.Info, opts.AuthMode))
@@ -141,8 +143,9 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 	})
 	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
-		log.ErrorContext(ctx, "panic in gRPC handler", "panic", p, "stack", string(debug.Stack()))
-		return status.Error(codes.Internal, "internal error")
+		id := errorID()
+		log.ErrorContext(ctx, "panic in gRPC handler", "error_id", id, "panic", p, "stack", string(debug.Stack()))
+		return internalStatus(id)
 	})}
 	unary := []grpc.UnaryServerInterceptor{
 		logging.UnaryServerInterceptor(lg, logOpts...),

@@ -27,14 +27,14 @@ func (s *SessionService) UpdateSession(ctx context.Context, req *tooldv1.UpdateS
 	}
 	sess, err := s.sessions.Update(ctx, req.GetSessionId(), ch)
 	if err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	return &tooldv1.UpdateSessionResponse{Session: sessionToProto(sess)}, nil
 }
 
 func (s *SessionService) ResolvePermission(ctx context.Context, req *tooldv1.ResolvePermissionRequest) (*tooldv1.ResolvePermissionResponse, error) {
 	if err := session.CheckID(req.GetSessionId()); err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	a := exec.Answer{
 		Allow:      req.GetDecision() == tooldv1.PermissionDecision_PERMISSION_DECISION_ALLOW,
@@ -42,18 +42,18 @@ func (s *SessionService) ResolvePermission(ctx context.Context, req *tooldv1.Res
 		Message:    req.GetMessage(),
 	}
 	if err := s.answers.Resolve(ctx, req.GetSessionId(), req.GetRequestId(), a); err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	return &tooldv1.ResolvePermissionResponse{}, nil
 }
 
 func (s *ToolService) CheckPermission(ctx context.Context, req *tooldv1.CheckPermissionRequest) (*tooldv1.CheckPermissionResponse, error) {
 	if err := session.CheckID(req.GetSessionId()); err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	dec, err := s.engine.CheckPermission(ctx, req.GetSessionId(), callFromProto(req.GetCall()))
 	if err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	return &tooldv1.CheckPermissionResponse{Decision: decisionToProto(&dec)}, nil
 }

@@ -101,6 +101,12 @@ func start(t *testing.T, st store.Store) *env {
 // startWith serves the test tools (plus extra ones) with a given decider.
 func startWith(t *testing.T, st store.Store, dec policy.Decider, ask exec.AskConfig, extra ...tool.Tool) *env {
 	t.Helper()
+	return startServer(t, server.Options{}, st, dec, ask, extra...)
+}
+
+// startServer is startWith with the server's options.
+func startServer(t *testing.T, opts server.Options, st store.Store, dec policy.Decider, ask exec.AskConfig, extra ...tool.Tool) *env {
+	t.Helper()
 	w := &waitTool{started: make(chan struct{})}
 	reg, err := tool.NewRegistry(append([]tool.Tool{echoTool{}, w}, extra...)...)
 	if err != nil {
@@ -123,7 +129,7 @@ func startWith(t *testing.T, st store.Store, dec policy.Decider, ask exec.AskCon
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := server.New(server.Options{}, server.NewSessionService(mgr, eng), ts)
+	srv, _ := server.New(opts, server.NewSessionService(mgr, eng), ts)
 	conn := serveBufconn(t, srv)
 	return &env{
 		root: mgr.Root(), wait: w, conn: conn,
@@ -435,7 +441,7 @@ func TestPanicIsContainedAndServerKeepsServing(t *testing.T) {
 	if err == nil {
 		_, err = collect(t, stream)
 	}
-	wantCode(t, err, codes.Internal, "internal error")
+	wantCode(t, err, codes.Internal, "internal error (error id ")
 	if resp, err := e.health.Check(ctx(t), &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health after panic: %v %v", resp, err)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/session"
@@ -15,6 +16,7 @@ type SessionService struct {
 	tooldv1.UnimplementedSessionServiceServer
 	sessions *session.Manager
 	answers  Resolver
+	log      *slog.Logger // set by New
 }
 
 // Resolver delivers answers to pending permission requests (the engine).
@@ -45,7 +47,7 @@ func (s *SessionService) CreateSession(ctx context.Context, req *tooldv1.CreateS
 		Env:            req.GetEnv(),
 	})
 	if err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	return &tooldv1.CreateSessionResponse{Session: sessionToProto(sess)}, nil
 }
@@ -53,14 +55,14 @@ func (s *SessionService) CreateSession(ctx context.Context, req *tooldv1.CreateS
 func (s *SessionService) GetSession(ctx context.Context, req *tooldv1.GetSessionRequest) (*tooldv1.GetSessionResponse, error) {
 	sess, err := s.sessions.Get(ctx, req.GetSessionId())
 	if err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	return &tooldv1.GetSessionResponse{Session: sessionToProto(sess)}, nil
 }
 
 func (s *SessionService) DeleteSession(ctx context.Context, req *tooldv1.DeleteSessionRequest) (*tooldv1.DeleteSessionResponse, error) {
 	if err := s.sessions.Delete(ctx, req.GetSessionId()); err != nil {
-		return nil, ToStatus(err)
+		return nil, ToStatus(ctx, s.log, err)
 	}
 	return &tooldv1.DeleteSessionResponse{}, nil
 }

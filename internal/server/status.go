@@ -5,7 +5,10 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"log/slog"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -17,9 +20,11 @@ import (
 
 // ToStatus maps a domain error to the gRPC status the client gets. It is
 // the one place where that happens; errors that are already statuses pass
-// through. Internal errors are not described to the client (the log has
-// them).
-func ToStatus(err error) error {
+// through. An internal error is not described to the client: it is logged
+// here, once, under a short id that the status message carries, so that
+// an operator finds the error a client reports. A nil log logs to
+// slog.Default.
+func ToStatus(ctx context.Context, log *slog.Logger, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -52,6 +57,30 @@ func ToStatus(err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
 	default:
-		return status.Error(codes.Internal, "internal error")
+		return internal(ctx, log, err)
 	}
+}
+
+// internal logs err under a new id and returns the INTERNAL status naming
+// that id.
+func internal(ctx context.Context, log *slog.Logger, err error) error {
+	if log == nil {
+		log = slog.Default()
+	}
+	id := errorID()
+	log.ErrorContext(ctx, "internal error", "error_id", id, "error", err)
+	return internalStatus(id)
+}
+
+// internalStatus is the INTERNAL status of the error logged under id.
+func internalStatus(id string) error {
+	return status.Errorf(codes.Internal, "internal error (error id %s; the server log has the details under this id)", id)
+}
+
+// errorID is 8 random hex digits: short enough to read out, enough to
+// tell apart the errors of a day's log.
+func errorID() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -1,9 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -34,12 +39,55 @@ func TestToStatus(t *testing.T) {
 		{context.Canceled, codes.Canceled, "context canceled"},
 		{context.DeadlineExceeded, codes.DeadlineExceeded, "context deadline exceeded"},
 		{status.Error(codes.ResourceExhausted, "slow down"), codes.ResourceExhausted, "slow down"},
-		{errors.New("secret internals"), codes.Internal, "internal error"},
+		{errors.New("secret internals"), codes.Internal, "internal error (error id ID; the server log has the details under this id)"},
+		{fmt.Errorf("decoding: %w", errors.New("bad frame")), codes.Internal, "internal error (error id ID; the server log has the details under this id)"},
 	}
 	for _, tc := range tests {
-		st, _ := status.FromError(ToStatus(tc.err))
-		if st.Code() != tc.code || st.Message() != tc.msg {
+		var logs bytes.Buffer
+		log := slog.New(slog.NewJSONHandler(&logs, nil))
+		st, _ := status.FromError(ToStatus(context.Background(), log, tc.err))
+		msg := st.Message()
+		id := errorIDIn.FindStringSubmatch(msg)
+		if id != nil {
+			msg = strings.Replace(msg, id[1], "ID", 1)
+		}
+		if st.Code() != tc.code || msg != tc.msg {
 			t.Errorf("ToStatus(%v) = %v %q, want %v %q", tc.err, st.Code(), st.Message(), tc.code, tc.msg)
 		}
+		records := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		if tc.code != codes.Internal {
+			if logs.Len() != 0 {
+				t.Errorf("ToStatus(%v) logged %s", tc.err, logs.String())
+			}
+			continue
+		}
+		// Logged once, with the id the client sees and the error itself,
+		// which the client does not see.
+		if id == nil || len(records) != 1 {
+			t.Errorf("ToStatus(%v): message %q, %d log records: %s", tc.err, st.Message(), len(records), logs.String())
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(records[0]), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["level"] != "ERROR" || rec["error_id"] != id[1] || rec["error"] != tc.err.Error() {
+			t.Errorf("ToStatus(%v) logged %v, want error_id %s and the error", tc.err, rec, id[1])
+		}
+		if strings.Contains(st.Message(), tc.err.Error()) {
+			t.Errorf("the client sees the internal error: %q", st.Message())
+		}
+	}
+}
+
+var errorIDIn = regexp.MustCompile(`error id ([0-9a-f]{8});`)
+
+// Two internal errors get two ids, so that the log tells them apart.
+func TestInternalErrorIDsDiffer(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	a := status.Convert(ToStatus(context.Background(), log, errors.New("x"))).Message()
+	b := status.Convert(ToStatus(context.Background(), log, errors.New("x"))).Message()
+	if a == b {
+		t.Errorf("same message twice: %q", a)
 	}
 }

@@ -3,7 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"sync"
+	"log/slog"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -24,6 +25,9 @@ type ToolService struct {
 	defs     []*tooldv1.ToolDefinition
 	maxCalls int
 	pools    SessionPools // nil: every session has the registry's tools
+	// log and keepalive are set by New from its Options.
+	log       *slog.Logger
+	keepalive time.Duration
 }
 
 // NewToolService serves the registry's tools through the engine. maxCalls
@@ -54,7 +58,7 @@ func (s *ToolService) ListTools(ctx context.Context, req *tooldv1.ListToolsReque
 	if id := req.GetSessionId(); id != "" {
 		sess, err := s.sessions.Get(ctx, id)
 		if err != nil {
-			return nil, ToStatus(err)
+			return nil, ToStatus(ctx, s.log, err)
 		}
 		if s.pools != nil {
 			return s.sessionTools(ctx, sess)
@@ -64,18 +68,20 @@ func (s *ToolService) ListTools(ctx context.Context, req *tooldv1.ListToolsReque
 }
 
 func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolService_ExecuteServer) error {
+	ctx := stream.Context()
 	if n := len(req.GetCalls()); n > s.maxCalls {
 		return status.Errorf(codes.InvalidArgument, "calls: %d calls in one request, at most %d allowed", n, s.maxCalls)
 	}
 	if err := session.CheckID(req.GetSessionId()); err != nil {
-		return ToStatus(err)
+		return ToStatus(ctx, s.log, err)
 	}
 	reqs := make([]exec.Request, len(req.GetCalls()))
 	for i, c := range req.GetCalls() {
 		reqs[i] = callFromProto(c)
 	}
-	ctx := stream.Context()
 	permit := ratelimit.PermitFrom(ctx)
+	sink := newStreamSink(stream, permit, len(reqs))
+	defer sink.keepAlive(ctx, s.keepalive)()
 	if req.GetDetached() {
 		// The calls outlive the client; DeleteSession and shutdown still
 		// cancel them through the engine. Their concurrency slots stay
@@ -83,13 +89,14 @@ func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolSe
 		ctx = context.WithoutCancel(ctx)
 		defer permit.Detach().Release()
 	}
-	sink := &streamSink{stream: stream, permit: permit}
-	return ToStatus(s.engine.Execute(ctx, req.GetSessionId(), reqs, sink))
+	return ToStatus(ctx, s.log, s.engine.Execute(ctx, req.GetSessionId(), reqs, sink))
 }
 
 func (s *ToolService) Attach(req *tooldv1.AttachRequest, stream tooldv1.ToolService_AttachServer) error {
-	sink := &streamSink{stream: stream}
-	return ToStatus(s.engine.Attach(stream.Context(), req.GetSessionId(), req.GetToolUseId(), req.GetAfterSeq(), sink))
+	ctx := stream.Context()
+	sink := newStreamSink(stream, nil, 1)
+	defer sink.keepAlive(ctx, s.keepalive)()
+	return ToStatus(ctx, s.log, s.engine.Attach(ctx, req.GetSessionId(), req.GetToolUseId(), req.GetAfterSeq(), sink))
 }
 
 func callFromProto(c *tooldv1.ToolCall) exec.Request {
@@ -100,32 +107,4 @@ func callFromProto(c *tooldv1.ToolCall) exec.Request {
 		r.RawInput = []byte(c.GetInputJson())
 	}
 	return r
-}
-
-// streamSink serialises sends: grpc-go streams allow one sender at a time,
-// and concurrent calls emit from several goroutines. After a failed send
-// (the client left) it drops events; a detached batch goes on regardless.
-type streamSink struct {
-	mu     sync.Mutex
-	stream interface {
-		Send(*tooldv1.ExecuteEvent) error
-	}
-	err error
-	// permit holds the tenant's concurrency slots of the batch (nil
-	// without rate limits); each call's result gives its slot back.
-	permit *ratelimit.Permit
-}
-
-func (s *streamSink) Emit(ev exec.Event) error {
-	if ev.Result != nil {
-		s.permit.Done()
-	}
-	msg := eventToProto(ev)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return s.err
-	}
-	s.err = s.stream.Send(msg)
-	return s.err
 }

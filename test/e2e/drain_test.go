@@ -108,3 +108,43 @@ func TestDrainKillsProcessGroupsAfterTheTimeout(t *testing.T) {
 	waitGone(t, ctx, pid, "a process of the call outlived the drain")
 	mustContain(t, d.logs.String(), "shutdown deadline passed")
 }
+
+// TestDrainEndsAKilledCallWithItsResult: a call still running when the
+// drain timeout ends is stopped, and its stream carries its result, of
+// kind CANCELLED and saying why, before it closes normally: the client
+// sees a result, not a transport error. The stream's keepalives came
+// before, none after.
+func TestDrainEndsAKilledCallWithItsResult(t *testing.T) {
+	d := startToold(t, "--drain-timeout", "1s", "--stream-keepalive", "100ms")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sid := createSession(t, ctx, d.addr)
+	type result struct {
+		out string
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		out, err := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "t1", "name": "Bash", "input": {"command": "echo started > started; sleep 300"}}]}' `+d.addr+` toold.v1.ToolService/Execute`)
+		got <- result{out, err}
+	}()
+	waitFile(t, ctx, filepath.Join(d.root, sid, "started"))
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.err != nil {
+		t.Fatalf("the stream ended with an error instead of the call's result: %v\n%s", r.err, r.out)
+	}
+	mustContain(t, r.out, `"errorKind": "ERROR_KIND_CANCELLED"`)
+	mustContain(t, r.out, "The call was cancelled before it finished: toold is shutting down.")
+	mustContain(t, r.out, `"keepalive": {}`)
+	if i, j := strings.LastIndex(r.out, `"keepalive"`), strings.Index(r.out, `"result"`); i > j {
+		t.Errorf("a keepalive followed the result:\n%s", r.out)
+	}
+	select {
+	case <-d.done:
+	case <-ctx.Done():
+		t.Fatal("toold did not exit")
+	}
+}

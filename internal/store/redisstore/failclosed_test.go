@@ -133,7 +133,16 @@ func TestServerHungFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	mustCreate(t, s, "s1")
+	// The short timeout is for the hung server; on a loaded machine a
+	// live one may miss it too, so what must succeed is tried until it
+	// does.
+	eventuallyOK(t, "create", func() error {
+		err := s.CreateSession(ctx, sample("s1"))
+		if errors.Is(err, store.ErrExists) {
+			return nil
+		}
+		return err
+	})
 	srv.Pause()
 	for _, name := range []string{"GetSession", "RecordDenial", "CountDenials", "ReadStamp"} {
 		for _, c := range calls("s1") {
@@ -151,8 +160,22 @@ func TestServerHungFailsClosed(t *testing.T) {
 		}
 	}
 	srv.Resume()
-	if _, err := s.GetSession(ctx, "s1"); err != nil {
-		t.Fatalf("after the server is back: %v", err)
+	eventuallyOK(t, "GetSession after the server is back", func() error { _, err := s.GetSession(ctx, "s1"); return err })
+}
+
+// eventuallyOK calls fn until it succeeds or fails otherwise than with
+// ErrUnavailable.
+func eventuallyOK(t *testing.T, what string, fn func() error) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := fn()
+		switch {
+		case err == nil:
+			return
+		case !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline):
+			t.Fatalf("%s: %v", what, err)
+		}
 	}
 }
 

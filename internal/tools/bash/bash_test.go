@@ -60,6 +60,8 @@ func mustRun(t testing.TB, tl tool.Tool, env *tool.Env, command string) *tool.Re
 	return res
 }
 
+const killCause = "sent by the kernel when the command runs out of memory (a memory limit of the sandbox), at the hard CPU time limit, or by kill -9"
+
 func TestResults(t *testing.T) {
 	cases := []struct {
 		name, command string
@@ -74,7 +76,8 @@ func TestResults(t *testing.T) {
 		{"inner blank lines kept", "printf 'a\\n\\nb\\n\\n\\n'", "a\n\nb", false, 0},
 		{"non-zero exit", "echo oops; exit 3", "Exit code 3\noops", true, 3},
 		{"non-zero exit without output", "false", "Exit code 1", true, 1},
-		{"killed by a signal", "echo before; kill -KILL $$", "Command was killed by signal 9 (SIGKILL)\nbefore", true, 137},
+		{"killed by a signal", "echo before; kill -KILL $$", "Command was killed by signal 9 (SIGKILL): " + killCause + "\nbefore", true, 137},
+		{"an exit code past the signals", "exit 200", "Exit code 200", true, 200},
 		{"syntax error", "if then", "Exit code 2\nbash: -c: line 1: syntax error near unexpected token `then'\nbash: -c: line 1: `if then'", true, 2},
 		{"stdin is empty", "cat; echo done", "done", false, 0},
 		{"xtrace does not show the cwd capture", "cd .; set -x; echo hi", "hi\n+ echo hi", false, 0},
@@ -309,19 +312,28 @@ func TestMissingWorkingDirectory(t *testing.T) {
 	}
 }
 
+// The command must have started its processes before the timeout kills
+// it: on a machine too loaded for that, the call is made again with twice
+// the timeout.
 func TestTimeoutKillsProcessGroup(t *testing.T) {
 	tl := newTool(t)
-	env, _, _ := tooltest.Env(t)
-	_, err := run(t, tl, env, map[string]any{
-		"command": "sleep 100 & echo $! > pid; (sleep 100; true) & echo $! > pid2; echo started; sleep 100",
-		"timeout": 1500,
-	})
-	var te *tool.Error
-	if !errors.As(err, &te) || te.Kind != tool.KindTimeout {
-		t.Fatalf("err = %v, want a timeout error", err)
-	}
-	if te.Msg != "Command timed out after 1.5s\nstarted" {
-		t.Errorf("message = %q", te.Msg)
+	var env *tool.Env
+	for timeout := 1500 * time.Millisecond; ; timeout *= 2 {
+		env, _, _ = tooltest.Env(t)
+		_, err := run(t, tl, env, map[string]any{
+			"command": "sleep 100 & echo $! > pid; (sleep 100; true) & echo $! > pid2; echo started; sleep 100",
+			"timeout": float64(timeout / time.Millisecond),
+		})
+		var te *tool.Error
+		if !errors.As(err, &te) || te.Kind != tool.KindTimeout {
+			t.Fatalf("err = %v, want a timeout error", err)
+		}
+		if te.Msg == "Command timed out after "+seconds(timeout)+"\nstarted" {
+			break
+		}
+		if !strings.HasPrefix(te.Msg, "Command timed out after "+seconds(timeout)) || timeout > time.Minute {
+			t.Fatalf("message = %q", te.Msg)
+		}
 	}
 	waitDead(t, readPid(t, env.Cwd, "pid"))
 	waitDead(t, readPid(t, env.Cwd, "pid2"))
@@ -441,7 +453,7 @@ func TestEndlessOutputIsKilled(t *testing.T) {
 		t.Errorf("the call allocated %d MiB", alloc>>20)
 	}
 	text := tooltest.Text(res)
-	if !res.IsError || res.Kind != tool.KindFailed || res.Meta["truncated"] != true ||
+	if !res.IsError || res.Kind != tool.KindFailed || res.Meta["truncated"] != true || res.Meta["killed_by"] != "output_cap" ||
 		!strings.HasPrefix(text, "The command was killed because its output passed 64 MiB.\n"+strings.Repeat("y\n", 15000)+"\n\n... [output truncated: ") {
 		t.Errorf("result: IsError %v, Kind %v, Meta %v, text ending %q", res.IsError, res.Kind, res.Meta, text[max(0, len(text)-200):])
 	}
@@ -580,5 +592,39 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A shell killed by a signal says which in its metadata too, and a shell
+// past its CPU time limit is said to be.
+func TestKilledBySignalMeta(t *testing.T) {
+	tl := newTool(t)
+	env, _, _ := tooltest.Env(t)
+	res := mustRun(t, tl, env, "ulimit -S -t 1; while :; do :; done")
+	text := tooltest.Text(res)
+	if text != "Command was killed by signal 24 (SIGXCPU): the command used up its CPU time limit" ||
+		res.Meta["killed_by"] != "signal" || res.Meta["signal"] != "SIGXCPU" || res.Meta["exit_code"] != 128+24 {
+		t.Errorf("text %q, meta %v", text, res.Meta)
+	}
+	res = mustRun(t, tl, env, "kill -TERM $$")
+	if res.Meta["killed_by"] != "signal" || res.Meta["signal"] != "SIGTERM" || tooltest.Text(res) != "Command was killed by signal 15 (SIGTERM)" {
+		t.Errorf("text %q, meta %v", tooltest.Text(res), res.Meta)
+	}
+}
+
+// A process of the command that a signal killed (bash reports 128+N) is
+// said to be killed, and by which signal.
+func TestProcessKilledBySignal(t *testing.T) {
+	tl := newTool(t)
+	cases := []struct{ command, head string }{
+		{"sh -c 'kill -KILL $$'; exit $?", "Exit code 137 (128+9: a process of the command was killed by signal 9 (SIGKILL): " + killCause + ")\n"},
+		{"ulimit -f 1; head -c 5000 /dev/zero > big; exit $?", "Exit code 153 (128+25: a process of the command was killed by signal 25 (SIGXFSZ): the command wrote past its file size limit)\n"},
+	}
+	for _, c := range cases {
+		env, _, _ := tooltest.Env(t)
+		res := mustRun(t, tl, env, c.command)
+		if text := tooltest.Text(res); !strings.HasPrefix(text, c.head) || !res.IsError {
+			t.Errorf("%s: text %q", c.command, text)
+		}
 	}
 }

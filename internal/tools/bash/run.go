@@ -3,7 +3,6 @@ package bash
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -94,8 +93,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 
 	switch {
 	case out.overflow.Load():
-		text = joinText(fmt.Sprintf("The command was killed because its output passed %d MiB.", hardCap>>20), text)
-		return c.result(text, note, truncated, -1, finalCwd, true), nil
+		r := c.result(joinText(outputCapLine(), text), note, truncated, -1, finalCwd, true)
+		r.Meta["killed_by"] = killedByOutputCap
+		return r, nil
 	case !selfExited && ctx.Err() != nil:
 		return nil, ctx.Err()
 	case !selfExited && context.Cause(runCtx) == errTimeout:
@@ -106,12 +106,13 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, tool.Errorf(tool.KindTimeout, "%s", msg)
 	case status.Signaled():
 		sig := status.Signal()
-		text = joinText(fmt.Sprintf("Command was killed by signal %d (%s)", int(sig), unix.SignalName(sig)), text)
-		return c.result(text, note, truncated, 128+int(sig), finalCwd, true), nil
+		r := c.result(joinText(signalLine(sig), text), note, truncated, 128+int(sig), finalCwd, true)
+		r.Meta["killed_by"], r.Meta["signal"] = killedBySignal, unix.SignalName(sig)
+		return r, nil
 	}
 	code := status.ExitStatus()
 	if code != 0 {
-		text = joinText("Exit code "+strconv.Itoa(code), text)
+		text = joinText(exitLine(code), text)
 	}
 	return c.result(text, note, truncated, code, finalCwd, code != 0), nil
 }

@@ -48,8 +48,11 @@ type Info struct {
 	// ExitCode is bash's exit status once it has ended; a death by signal
 	// N counts as 128+N, as bash reports it. -1 while running.
 	ExitCode int
-	Started  time.Time
-	Ended    time.Time
+	// Signal is the signal that killed bash, once it has ended; 0 when
+	// it exited.
+	Signal  syscall.Signal
+	Started time.Time
+	Ended   time.Time
 	// OutputBytes counts all the output the shell has written, including
 	// any part dropped by the cap.
 	OutputBytes int64
@@ -75,6 +78,7 @@ type shell struct {
 	killing  bool
 	state    State
 	exitCode int
+	signal   syscall.Signal
 	ended    time.Time
 
 	// readMu serialises reads, so that two readers never get the same
@@ -92,7 +96,7 @@ func (sh *shell) info() Info {
 	}
 	return Info{
 		ID: sh.id, Command: sh.command, Description: sh.description, Dir: sh.dir,
-		PID: sh.pid, State: sh.state, ExitCode: code,
+		PID: sh.pid, State: sh.state, ExitCode: code, Signal: sh.signal,
 		Started: sh.started, Ended: sh.ended, OutputBytes: sh.out.written(),
 	}
 }
@@ -154,14 +158,16 @@ func (sh *shell) wait(proc Process, r *os.File, copied <-chan struct{}) {
 	sh.out.finish()
 
 	code := -1 // bash could not be waited for, which leaves its status unknown
+	var sig syscall.Signal
 	if status, ok := proc.Status(); ok {
 		code = status.ExitStatus()
 		if status.Signaled() {
-			code = 128 + int(status.Signal())
+			sig = status.Signal()
+			code = 128 + int(sig)
 		}
 	}
 	sh.mu.Lock()
-	sh.exitCode = code
+	sh.exitCode, sh.signal = code, sig
 	sh.ended = time.Now()
 	switch {
 	case sh.killing:

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
 )
@@ -44,6 +46,9 @@ func result(out shells.Output) *tool.Result {
 		b.WriteString("<retrieval_status>timeout</retrieval_status>\n")
 	}
 	b.WriteString("<output>\n")
+	if note := endNote(info); note != "" {
+		b.WriteString(note + "\n")
+	}
 	for _, note := range notes(out) {
 		b.WriteString(note + "\n")
 	}
@@ -67,7 +72,28 @@ func result(out shells.Output) *tool.Result {
 	if info.State != shells.Running {
 		r.Meta["exit_code"] = info.ExitCode
 	}
+	if info.Signal != 0 {
+		r.Meta["signal"] = unix.SignalName(info.Signal)
+	}
 	return r
+}
+
+// endNote says how an ended shell ended when that was not by its own
+// exit: stopped on request, killed by a signal (a limit of the sandbox,
+// the out-of-memory killer), or a process of it killed. "" otherwise.
+func endNote(info shells.Info) string {
+	switch {
+	case info.State == shells.Running:
+		return ""
+	case info.State == shells.Killed:
+		return "[The command was stopped: KillShell was called, or its session ended.]"
+	case info.Signal != 0:
+		return "[The command was " + shells.KilledBy(info.Signal) + ".]"
+	case shells.ExitSignal(info.ExitCode) != 0:
+		sig := shells.ExitSignal(info.ExitCode)
+		return fmt.Sprintf("[Exit code %d is 128+%d: a process of the command was %s.]", info.ExitCode, int(sig), shells.KilledBy(sig))
+	}
+	return ""
 }
 
 // notes explain what the output leaves out.

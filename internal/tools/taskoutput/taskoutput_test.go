@@ -168,6 +168,9 @@ func TestBashIDDoesNotBlock(t *testing.T) {
 func TestBlockTimesOut(t *testing.T) {
 	tl, reg, env := setup(t, shells.Options{})
 	id := start(t, reg, env, "echo started; exec sleep 300")
+	// The read times out whenever the shell is slow to start; what it
+	// returns then is only known once the shell has written its line.
+	waitWritten(t, reg, env, id, int64(len("started\n")))
 	res, text := mustCall(t, tl, env, map[string]any{"task_id": id, "timeout": 50})
 	if res.Meta["timed_out"] != true || !strings.Contains(text, "<retrieval_status>timeout</retrieval_status>") ||
 		!strings.Contains(text, "<status>running</status>") || !strings.Contains(text, "started") {
@@ -274,5 +277,38 @@ func TestCancelWhileBlocking(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// A shell that a signal killed, or one whose process a signal killed, says
+// so: the exit code alone does not tell a limit of the sandbox from a
+// failure.
+func TestKilledShellSaysWhy(t *testing.T) {
+	tl, reg, env := setup(t, shells.Options{})
+	cases := []struct {
+		command, note, signal string
+	}{
+		{"echo before; kill -KILL $$", "[The command was killed by signal 9 (SIGKILL): sent by the kernel when the command runs out of memory (a memory limit of the sandbox), at the hard CPU time limit, or by kill -9.]", "SIGKILL"},
+		{"ulimit -f 1; head -c 5000 /dev/zero > big; exit $?", "[Exit code 153 is 128+25: a process of the command was killed by signal 25 (SIGXFSZ): the command wrote past its file size limit.]", ""},
+		{"exit 3", "", ""},
+	}
+	for _, c := range cases {
+		id := start(t, reg, env, c.command)
+		waitEnded(t, reg, env, id)
+		res, text := mustCall(t, tl, env, map[string]any{"task_id": id, "block": false})
+		if c.note != "" && !strings.Contains(text, "<output>\n"+c.note+"\n") || c.note == "" && strings.Contains(text, "[") {
+			t.Errorf("%s:\n%s", c.command, text)
+		}
+		if sig, _ := res.Meta["signal"].(string); sig != c.signal {
+			t.Errorf("%s: meta %v", c.command, res.Meta)
+		}
+	}
+	id := start(t, reg, env, "exec sleep 300")
+	if _, err := reg.Kill(context.Background(), env.SessionID, id); err != nil {
+		t.Fatal(err)
+	}
+	waitEnded(t, reg, env, id)
+	if _, text := mustCall(t, tl, env, map[string]any{"task_id": id, "block": false}); !strings.Contains(text, "[The command was stopped: KillShell was called, or its session ended.]") {
+		t.Errorf("killed shell:\n%s", text)
 	}
 }

@@ -646,6 +646,7 @@ type ExecuteEvent struct {
 	//	*ExecuteEvent_PermissionRequest
 	//	*ExecuteEvent_Decision
 	//	*ExecuteEvent_HookRun
+	//	*ExecuteEvent_Keepalive
 	Event isExecuteEvent_Event `protobuf_oneof:"event"`
 	// The event's number within its call: 1, 2, 3, ... Attach resumes after
 	// one. The oldest progress events of a very long call may have been
@@ -756,6 +757,15 @@ func (x *ExecuteEvent) GetHookRun() *HookRun {
 	return nil
 }
 
+func (x *ExecuteEvent) GetKeepalive() *Keepalive {
+	if x != nil {
+		if x, ok := x.Event.(*ExecuteEvent_Keepalive); ok {
+			return x.Keepalive
+		}
+	}
+	return nil
+}
+
 func (x *ExecuteEvent) GetSeq() int64 {
 	if x != nil {
 		return x.Seq
@@ -804,6 +814,12 @@ type ExecuteEvent_HookRun struct {
 	HookRun *HookRun `protobuf:"bytes,9,opt,name=hook_run,json=hookRun,proto3,oneof"`
 }
 
+type ExecuteEvent_Keepalive struct {
+	// Nothing else was sent for a while; see Keepalive. tool_use_id is
+	// empty and seq is 0.
+	Keepalive *Keepalive `protobuf:"bytes,10,opt,name=keepalive,proto3,oneof"`
+}
+
 func (*ExecuteEvent_Started) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_Progress) isExecuteEvent_Event() {}
@@ -815,6 +831,54 @@ func (*ExecuteEvent_PermissionRequest) isExecuteEvent_Event() {}
 func (*ExecuteEvent_Decision) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_HookRun) isExecuteEvent_Event() {}
+
+func (*ExecuteEvent_Keepalive) isExecuteEvent_Event() {}
+
+// Keepalive is sent on an Execute or Attach stream when no other event was
+// sent on it for the server's --stream-keepalive interval (15 s by default),
+// so that proxies and load balancers that cut streams idle for too long keep
+// a silent call's stream open (a command that prints nothing for minutes).
+//
+// Clients ignore it. It belongs to no call: its tool_use_id is empty and
+// its seq is 0. It is not journaled, so Attach never replays it and its
+// after_seq never counts it; a stream that resumes gets new keepalives of
+// its own. None follows the last call's result: once every call of the
+// stream has its result, the stream carries nothing more.
+type Keepalive struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Keepalive) Reset() {
+	*x = Keepalive{}
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Keepalive) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Keepalive) ProtoMessage() {}
+
+func (x *Keepalive) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Keepalive.ProtoReflect.Descriptor instead.
+func (*Keepalive) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+}
 
 // HookRun reports one hook that ran for a call.
 type HookRun struct {
@@ -842,7 +906,7 @@ type HookRun struct {
 
 func (x *HookRun) Reset() {
 	*x = HookRun{}
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +918,7 @@ func (x *HookRun) String() string {
 func (*HookRun) ProtoMessage() {}
 
 func (x *HookRun) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +931,7 @@ func (x *HookRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookRun.ProtoReflect.Descriptor instead.
 func (*HookRun) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *HookRun) GetEvent() string {
@@ -949,7 +1013,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1025,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1038,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Decision) GetBehavior() Behavior {
@@ -1038,7 +1102,7 @@ type PartDecision struct {
 
 func (x *PartDecision) Reset() {
 	*x = PartDecision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1114,7 @@ func (x *PartDecision) String() string {
 func (*PartDecision) ProtoMessage() {}
 
 func (x *PartDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,7 +1127,7 @@ func (x *PartDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartDecision.ProtoReflect.Descriptor instead.
 func (*PartDecision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PartDecision) GetCommand() string {
@@ -1120,7 +1184,7 @@ type PermissionRequest struct {
 
 func (x *PermissionRequest) Reset() {
 	*x = PermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1132,7 +1196,7 @@ func (x *PermissionRequest) String() string {
 func (*PermissionRequest) ProtoMessage() {}
 
 func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1145,7 +1209,7 @@ func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionRequest.ProtoReflect.Descriptor instead.
 func (*PermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PermissionRequest) GetRequestId() string {
@@ -1196,7 +1260,7 @@ type CheckPermissionRequest struct {
 
 func (x *CheckPermissionRequest) Reset() {
 	*x = CheckPermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1272,7 @@ func (x *CheckPermissionRequest) String() string {
 func (*CheckPermissionRequest) ProtoMessage() {}
 
 func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1285,7 @@ func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionRequest.ProtoReflect.Descriptor instead.
 func (*CheckPermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CheckPermissionRequest) GetSessionId() string {
@@ -1249,7 +1313,7 @@ type CheckPermissionResponse struct {
 
 func (x *CheckPermissionResponse) Reset() {
 	*x = CheckPermissionResponse{}
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1325,7 @@ func (x *CheckPermissionResponse) String() string {
 func (*CheckPermissionResponse) ProtoMessage() {}
 
 func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1338,7 @@ func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionResponse.ProtoReflect.Descriptor instead.
 func (*CheckPermissionResponse) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CheckPermissionResponse) GetDecision() *Decision {
@@ -1305,7 +1369,7 @@ type ToolStarted struct {
 
 func (x *ToolStarted) Reset() {
 	*x = ToolStarted{}
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1317,7 +1381,7 @@ func (x *ToolStarted) String() string {
 func (*ToolStarted) ProtoMessage() {}
 
 func (x *ToolStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1330,7 +1394,7 @@ func (x *ToolStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolStarted.ProtoReflect.Descriptor instead.
 func (*ToolStarted) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ToolStarted) GetName() string {
@@ -1392,7 +1456,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1404,7 +1468,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1417,7 +1481,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolProgress) GetChunk() isToolProgress_Chunk {
@@ -1501,7 +1565,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1577,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1590,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ToolResult) GetIsError() bool {
@@ -1588,7 +1652,7 @@ type ContentBlock struct {
 
 func (x *ContentBlock) Reset() {
 	*x = ContentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +1664,7 @@ func (x *ContentBlock) String() string {
 func (*ContentBlock) ProtoMessage() {}
 
 func (x *ContentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +1677,7 @@ func (x *ContentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentBlock.ProtoReflect.Descriptor instead.
 func (*ContentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ContentBlock) GetBlock() isContentBlock_Block {
@@ -1688,7 +1752,7 @@ type DocumentBlock struct {
 
 func (x *DocumentBlock) Reset() {
 	*x = DocumentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1700,7 +1764,7 @@ func (x *DocumentBlock) String() string {
 func (*DocumentBlock) ProtoMessage() {}
 
 func (x *DocumentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1713,7 +1777,7 @@ func (x *DocumentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentBlock.ProtoReflect.Descriptor instead.
 func (*DocumentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{18}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DocumentBlock) GetMediaType() string {
@@ -1741,7 +1805,7 @@ type TextBlock struct {
 
 func (x *TextBlock) Reset() {
 	*x = TextBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[19]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1753,7 +1817,7 @@ func (x *TextBlock) String() string {
 func (*TextBlock) ProtoMessage() {}
 
 func (x *TextBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[19]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1766,7 +1830,7 @@ func (x *TextBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextBlock.ProtoReflect.Descriptor instead.
 func (*TextBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{19}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TextBlock) GetText() string {
@@ -1789,7 +1853,7 @@ type ImageBlock struct {
 
 func (x *ImageBlock) Reset() {
 	*x = ImageBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[20]
+	mi := &file_toold_v1_tool_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1801,7 +1865,7 @@ func (x *ImageBlock) String() string {
 func (*ImageBlock) ProtoMessage() {}
 
 func (x *ImageBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[20]
+	mi := &file_toold_v1_tool_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1814,7 +1878,7 @@ func (x *ImageBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageBlock.ProtoReflect.Descriptor instead.
 func (*ImageBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{20}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ImageBlock) GetMediaType() string {
@@ -1875,7 +1939,7 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12\x1d\n" +
 	"\n" +
 	"input_json\x18\x04 \x01(\tR\tinputJson:f\xbaHc\x1aa\n" +
-	"\x0finput.exclusive\x12!set input or input_json, not both\x1a+!(has(this.input) && this.input_json != '')\"\xae\x03\n" +
+	"\x0finput.exclusive\x12!set input or input_json, not both\x1a+!(has(this.input) && this.input_json != '')\"\xe3\x03\n" +
 	"\fExecuteEvent\x12\x1e\n" +
 	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x121\n" +
 	"\astarted\x18\x02 \x01(\v2\x15.toold.v1.ToolStartedH\x00R\astarted\x124\n" +
@@ -1883,10 +1947,13 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x06result\x18\x04 \x01(\v2\x14.toold.v1.ToolResultH\x00R\x06result\x12L\n" +
 	"\x12permission_request\x18\x05 \x01(\v2\x1b.toold.v1.PermissionRequestH\x00R\x11permissionRequest\x120\n" +
 	"\bdecision\x18\x06 \x01(\v2\x12.toold.v1.DecisionH\x00R\bdecision\x12.\n" +
-	"\bhook_run\x18\t \x01(\v2\x11.toold.v1.HookRunH\x00R\ahookRun\x12\x10\n" +
+	"\bhook_run\x18\t \x01(\v2\x11.toold.v1.HookRunH\x00R\ahookRun\x123\n" +
+	"\tkeepalive\x18\n" +
+	" \x01(\v2\x13.toold.v1.KeepaliveH\x00R\tkeepalive\x12\x10\n" +
 	"\x03seq\x18\a \x01(\x03R\x03seq\x12\x1a\n" +
 	"\breplayed\x18\b \x01(\bR\breplayedB\a\n" +
-	"\x05event\"\xd3\x01\n" +
+	"\x05event\"\v\n" +
+	"\tKeepalive\"\xd3\x01\n" +
 	"\aHookRun\x12\x14\n" +
 	"\x05event\x18\x01 \x01(\tR\x05event\x12\x12\n" +
 	"\x04hook\x18\x02 \x01(\tR\x04hook\x12\x12\n" +
@@ -1996,7 +2063,7 @@ func file_toold_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_toold_v1_tool_proto_goTypes = []any{
 	(Behavior)(0),                   // 0: toold.v1.Behavior
 	(ErrorKind)(0),                  // 1: toold.v1.ErrorKind
@@ -2008,60 +2075,62 @@ var file_toold_v1_tool_proto_goTypes = []any{
 	(*AttachRequest)(nil),           // 7: toold.v1.AttachRequest
 	(*ToolCall)(nil),                // 8: toold.v1.ToolCall
 	(*ExecuteEvent)(nil),            // 9: toold.v1.ExecuteEvent
-	(*HookRun)(nil),                 // 10: toold.v1.HookRun
-	(*Decision)(nil),                // 11: toold.v1.Decision
-	(*PartDecision)(nil),            // 12: toold.v1.PartDecision
-	(*PermissionRequest)(nil),       // 13: toold.v1.PermissionRequest
-	(*CheckPermissionRequest)(nil),  // 14: toold.v1.CheckPermissionRequest
-	(*CheckPermissionResponse)(nil), // 15: toold.v1.CheckPermissionResponse
-	(*ToolStarted)(nil),             // 16: toold.v1.ToolStarted
-	(*ToolProgress)(nil),            // 17: toold.v1.ToolProgress
-	(*ToolResult)(nil),              // 18: toold.v1.ToolResult
-	(*ContentBlock)(nil),            // 19: toold.v1.ContentBlock
-	(*DocumentBlock)(nil),           // 20: toold.v1.DocumentBlock
-	(*TextBlock)(nil),               // 21: toold.v1.TextBlock
-	(*ImageBlock)(nil),              // 22: toold.v1.ImageBlock
-	(*structpb.Struct)(nil),         // 23: google.protobuf.Struct
+	(*Keepalive)(nil),               // 10: toold.v1.Keepalive
+	(*HookRun)(nil),                 // 11: toold.v1.HookRun
+	(*Decision)(nil),                // 12: toold.v1.Decision
+	(*PartDecision)(nil),            // 13: toold.v1.PartDecision
+	(*PermissionRequest)(nil),       // 14: toold.v1.PermissionRequest
+	(*CheckPermissionRequest)(nil),  // 15: toold.v1.CheckPermissionRequest
+	(*CheckPermissionResponse)(nil), // 16: toold.v1.CheckPermissionResponse
+	(*ToolStarted)(nil),             // 17: toold.v1.ToolStarted
+	(*ToolProgress)(nil),            // 18: toold.v1.ToolProgress
+	(*ToolResult)(nil),              // 19: toold.v1.ToolResult
+	(*ContentBlock)(nil),            // 20: toold.v1.ContentBlock
+	(*DocumentBlock)(nil),           // 21: toold.v1.DocumentBlock
+	(*TextBlock)(nil),               // 22: toold.v1.TextBlock
+	(*ImageBlock)(nil),              // 23: toold.v1.ImageBlock
+	(*structpb.Struct)(nil),         // 24: google.protobuf.Struct
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
 	5,  // 0: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
 	4,  // 1: toold.v1.ListToolsResponse.mcp_servers:type_name -> toold.v1.McpServerState
-	23, // 2: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
+	24, // 2: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
 	8,  // 3: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
-	23, // 4: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
-	16, // 5: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
-	17, // 6: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
-	18, // 7: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
-	13, // 8: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
-	11, // 9: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
-	10, // 10: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
-	0,  // 11: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
-	12, // 12: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
-	0,  // 13: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
-	23, // 14: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
-	11, // 15: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
-	8,  // 16: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
-	11, // 17: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
-	1,  // 18: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
-	19, // 19: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
-	23, // 20: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
-	23, // 21: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
-	21, // 22: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
-	22, // 23: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
-	20, // 24: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
-	2,  // 25: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
-	6,  // 26: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
-	7,  // 27: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
-	14, // 28: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
-	3,  // 29: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	9,  // 30: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	9,  // 31: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
-	15, // 32: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
-	29, // [29:33] is the sub-list for method output_type
-	25, // [25:29] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	24, // 4: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
+	17, // 5: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
+	18, // 6: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
+	19, // 7: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
+	14, // 8: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
+	12, // 9: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
+	11, // 10: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
+	10, // 11: toold.v1.ExecuteEvent.keepalive:type_name -> toold.v1.Keepalive
+	0,  // 12: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
+	13, // 13: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
+	0,  // 14: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
+	24, // 15: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
+	12, // 16: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
+	8,  // 17: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
+	12, // 18: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
+	1,  // 19: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
+	20, // 20: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
+	24, // 21: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
+	24, // 22: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
+	22, // 23: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
+	23, // 24: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
+	21, // 25: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
+	2,  // 26: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
+	6,  // 27: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
+	7,  // 28: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
+	15, // 29: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
+	3,  // 30: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	9,  // 31: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	9,  // 32: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
+	16, // 33: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	30, // [30:34] is the sub-list for method output_type
+	26, // [26:30] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_tool_proto_init() }
@@ -2076,13 +2145,14 @@ func file_toold_v1_tool_proto_init() {
 		(*ExecuteEvent_PermissionRequest)(nil),
 		(*ExecuteEvent_Decision)(nil),
 		(*ExecuteEvent_HookRun)(nil),
+		(*ExecuteEvent_Keepalive)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[15].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[16].OneofWrappers = []any{
 		(*ToolProgress_Stdout)(nil),
 		(*ToolProgress_Stderr)(nil),
 		(*ToolProgress_Message)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[17].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[18].OneofWrappers = []any{
 		(*ContentBlock_Text)(nil),
 		(*ContentBlock_Image)(nil),
 		(*ContentBlock_Document)(nil),
@@ -2093,7 +2163,7 @@ func file_toold_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_tool_proto_rawDesc), len(file_toold_v1_tool_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -55,6 +55,13 @@ type ToolServiceClient interface {
 	// running it; a retry of a call still running follows it. Results are kept
 	// for the server's --result-ttl.
 	//
+	// A stream with nothing to send for the server's --stream-keepalive
+	// interval carries a keepalive event (see Keepalive), which clients
+	// ignore. When the server shuts down, it lets running calls finish for
+	// its --drain-timeout; a call still running then is stopped and ends with
+	// its result, of kind CANCELLED, saying so, before the stream closes.
+	// INTERNAL carries an error id that the server's log has with the error.
+	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Execute(ctx context.Context, in *ExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteEvent], error)
@@ -66,7 +73,8 @@ type ToolServiceClient interface {
 	// Errors: NOT_FOUND for an unknown session, or a tool_use_id the session
 	// has no record of (never sent, or its result has expired).
 	//
-	// It returns the same events as Execute, so one client loop reads both.
+	// It returns the same events as Execute, so one client loop reads both,
+	// keepalives included.
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Attach(ctx context.Context, in *AttachRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteEvent], error)
@@ -175,6 +183,13 @@ type ToolServiceServer interface {
 	// running it; a retry of a call still running follows it. Results are kept
 	// for the server's --result-ttl.
 	//
+	// A stream with nothing to send for the server's --stream-keepalive
+	// interval carries a keepalive event (see Keepalive), which clients
+	// ignore. When the server shuts down, it lets running calls finish for
+	// its --drain-timeout; a call still running then is stopped and ends with
+	// its result, of kind CANCELLED, saying so, before the stream closes.
+	// INTERNAL carries an error id that the server's log has with the error.
+	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Execute(*ExecuteRequest, grpc.ServerStreamingServer[ExecuteEvent]) error
@@ -186,7 +201,8 @@ type ToolServiceServer interface {
 	// Errors: NOT_FOUND for an unknown session, or a tool_use_id the session
 	// has no record of (never sent, or its result has expired).
 	//
-	// It returns the same events as Execute, so one client loop reads both.
+	// It returns the same events as Execute, so one client loop reads both,
+	// keepalives included.
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Attach(*AttachRequest, grpc.ServerStreamingServer[ExecuteEvent]) error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/strictjson"
 	"github.com/toold/toold/internal/telemetry"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/workspace"
@@ -28,6 +29,10 @@ type Config struct {
 	MaxConcurrency int
 	// MaxResultChars cuts a result's text blocks (default 100000).
 	MaxResultChars int
+	// MaxInputDepth bounds how deeply the arrays and objects of a call's
+	// JSON input may nest (default strictjson.MaxDepth); a deeper input is
+	// an invalid-input result, refused before it is decoded.
+	MaxInputDepth int
 	// Environ is the environment of every process a call starts.
 	Environ []string
 	// FileOwner, when set, owns what the file tools create in a session's
@@ -80,9 +85,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxInputDepth <= 0 {
+		cfg.MaxInputDepth = strictjson.MaxDepth
+	}
 	cfg.Ask.defaults()
 	cfg.Journal.defaults()
-	sch, err := compileSchemas(cfg.Registry)
+	sch, err := compileSchemas(cfg.Registry, cfg.MaxInputDepth)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toold/toold/internal/strictjson"
 	"github.com/toold/toold/internal/tool"
 )
 
@@ -19,6 +20,8 @@ import (
 // server may change a tool's schema).
 type schemas struct {
 	byName map[string]*compiledSchema
+	// maxDepth bounds the nesting of a raw JSON input.
+	maxDepth int
 
 	mu    sync.Mutex
 	extra map[string]*compiledSchema
@@ -35,8 +38,8 @@ type compiledSchema struct {
 	propTypes map[string]string
 }
 
-func compileSchemas(reg *tool.Registry) (*schemas, error) {
-	s := &schemas{byName: make(map[string]*compiledSchema), extra: make(map[string]*compiledSchema)}
+func compileSchemas(reg *tool.Registry, maxDepth int) (*schemas, error) {
+	s := &schemas{byName: make(map[string]*compiledSchema), extra: make(map[string]*compiledSchema), maxDepth: maxDepth}
 	for _, t := range reg.Tools() {
 		d := t.Definition()
 		cs, err := compileSchema(d)
@@ -111,7 +114,7 @@ func (s *schemas) prepare(c *Call) error {
 		if len(c.RawInput) == 0 {
 			in = map[string]any{}
 		} else {
-			m, err := decodeStrict(c.RawInput)
+			m, err := strictjson.DecodeObject(c.RawInput, s.maxDepth)
 			if err != nil {
 				return tool.InvalidInputf("Invalid input for %s: %v", name, err)
 			}

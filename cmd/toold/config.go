@@ -55,6 +55,7 @@ type config struct {
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
+	Limits    limitsConfig
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -95,6 +96,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	mcpF := addMCPFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
+	limitsF := addLimitsFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -148,6 +150,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.Audit, err = auditF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Limits, err = limitsF.config(); err != nil {
 		return nil, err
 	}
 	cfg.DrainDelay = *drainDelay

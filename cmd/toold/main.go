@@ -157,6 +157,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Store:          st,
 		Policy:         decider,
 		MaxConcurrency: cfg.MaxToolConcurrency,
+		MaxInputDepth:  cfg.Limits.MaxInputDepth,
 		Environ:        exec.ProcessEnviron(),
 		FileOwner:      rt.fileOwner(),
 		Logger:         log,
@@ -185,13 +186,15 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	tools.WithPools(pools)
+	tools.WithMaxInputDepth(cfg.Limits.MaxInputDepth)
 	catalog.session = func(id string) []tool.Definition {
 		defs, _ := tools.Definitions(context.Background(), id)
 		return defs
 	}
 	opts := server.Options{Logger: log, TracerProvider: tel.Tracer, MeterProvider: tel.Meter,
-		Info:     server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
-		AuthMode: string(cfg.Auth.Mode),
+		Info:           server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
+		AuthMode:       string(cfg.Auth.Mode),
+		MaxRecvMsgSize: cfg.Limits.MaxRequestBytes,
 	}
 	// Authentication, TLS and rate limits; the limiter stops after the
 	// server and before the store (deferred calls run in reverse).

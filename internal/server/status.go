@@ -13,6 +13,7 @@ import (
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/strictjson"
 )
 
 // ToStatus maps a domain error to the gRPC status the client gets. It is
@@ -28,11 +29,14 @@ func ToStatus(err error) error {
 	}
 	var inv *session.InvalidError
 	var chk *exec.CheckError
+	var depth *strictjson.DepthError
 	switch {
 	case errors.As(err, &inv):
 		return status.Error(codes.InvalidArgument, inv.Msg)
 	case errors.As(err, &chk):
 		return status.Error(codes.InvalidArgument, chk.Msg)
+	case errors.As(err, &depth):
+		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, exec.ErrNoPendingRequest), errors.Is(err, exec.ErrNoSuchCall):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, store.ErrCallConflict):

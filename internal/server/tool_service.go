@@ -23,6 +23,7 @@ type ToolService struct {
 	sessions *session.Manager
 	defs     []*tooldv1.ToolDefinition
 	maxCalls int
+	maxDepth int          // of a call's input; 0: strictjson.MaxDepth
 	pools    SessionPools // nil: every session has the registry's tools
 }
 
@@ -68,6 +69,9 @@ func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolSe
 		return status.Errorf(codes.InvalidArgument, "calls: %d calls in one request, at most %d allowed", n, s.maxCalls)
 	}
 	if err := session.CheckID(req.GetSessionId()); err != nil {
+		return ToStatus(err)
+	}
+	if err := s.checkInputDepth(req.GetCalls()); err != nil {
 		return ToStatus(err)
 	}
 	reqs := make([]exec.Request, len(req.GetCalls()))

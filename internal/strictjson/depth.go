@@ -13,11 +13,15 @@ const MaxDepth = 512
 type DepthError struct {
 	// Max is the bound that was exceeded.
 	Max int
-	// Offset is the byte offset of the bracket that went past it.
+	// Offset is the byte offset of the bracket that went past it, -1 when
+	// the document was not text (a protobuf Struct).
 	Offset int
 }
 
 func (e *DepthError) Error() string {
+	if e.Offset < 0 {
+		return fmt.Sprintf("arrays and objects nest more than %d levels deep", e.Max)
+	}
 	return fmt.Sprintf("arrays and objects nest more than %d levels deep (at byte %d)", e.Max, e.Offset)
 }
 

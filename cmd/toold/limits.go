@@ -13,31 +13,36 @@ type limitsConfig struct {
 	// MaxRequestBytes is the gRPC server's largest request message; a
 	// larger one is ResourceExhausted before it is decoded.
 	MaxRequestBytes int
-	// MaxInputDepth bounds the nesting of a call's input: deeper is
-	// InvalidArgument for a request, an invalid-input result for input
-	// that a hook or an MCP server supplies.
-	MaxInputDepth int
+	// Input bounds the nesting and the values of a call's input: over
+	// them is InvalidArgument for a request, an invalid-input result for
+	// input that a hook or an MCP server supplies.
+	Input strictjson.Limits
 }
 
 type limitsFlags struct {
 	requestBytes byteSize
-	inputDepth   *int
+	depth        *int
+	values       *int
 }
 
 func addLimitsFlags(fs *flag.FlagSet) *limitsFlags {
 	f := &limitsFlags{requestBytes: 16 << 20}
 	fs.Var(&f.requestBytes, "max-request-bytes", "largest request message the gRPC server accepts (a Write carries the whole file in one)")
-	f.inputDepth = fs.Int("max-input-depth", strictjson.MaxDepth, "how deeply the arrays and objects of a tool call's input may nest")
+	f.depth = fs.Int("max-input-depth", strictjson.MaxDepth, "how deeply the arrays and objects of a tool call's input may nest")
+	f.values = fs.Int("max-input-values", strictjson.MaxValues, "how many values (members, elements, containers) a tool call's input may hold")
 	return f
 }
 
 func (f *limitsFlags) config() (limitsConfig, error) {
-	c := limitsConfig{MaxRequestBytes: int(f.requestBytes), MaxInputDepth: *f.inputDepth}
+	c := limitsConfig{MaxRequestBytes: int(f.requestBytes), Input: strictjson.Limits{MaxDepth: *f.depth, MaxValues: *f.values}}
 	if f.requestBytes < 64<<10 || f.requestBytes > 1<<30 {
 		return c, fmt.Errorf("--max-request-bytes %s: want 64KiB..1GiB", &f.requestBytes)
 	}
-	if c.MaxInputDepth < 8 || c.MaxInputDepth > 10000 {
-		return c, fmt.Errorf("--max-input-depth %d: want 8..10000", c.MaxInputDepth)
+	if *f.depth < 8 || *f.depth > 10000 {
+		return c, fmt.Errorf("--max-input-depth %d: want 8..10000", *f.depth)
+	}
+	if *f.values < 100 || *f.values > 100_000_000 {
+		return c, fmt.Errorf("--max-input-values %d: want 100..100000000", *f.values)
 	}
 	return c, nil
 }

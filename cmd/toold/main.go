@@ -157,7 +157,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Store:          st,
 		Policy:         decider,
 		MaxConcurrency: cfg.MaxToolConcurrency,
-		MaxInputDepth:  cfg.Limits.MaxInputDepth,
+		InputLimits:    cfg.Limits.Input,
 		Environ:        exec.ProcessEnviron(),
 		FileOwner:      rt.fileOwner(),
 		Logger:         log,
@@ -186,7 +186,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	tools.WithPools(pools)
-	tools.WithMaxInputDepth(cfg.Limits.MaxInputDepth)
+	tools.WithInputLimits(cfg.Limits.Input)
 	catalog.session = func(id string) []tool.Definition {
 		defs, _ := tools.Definitions(context.Background(), id)
 		return defs

@@ -29,10 +29,10 @@ type Config struct {
 	MaxConcurrency int
 	// MaxResultChars cuts a result's text blocks (default 100000).
 	MaxResultChars int
-	// MaxInputDepth bounds how deeply the arrays and objects of a call's
-	// JSON input may nest (default strictjson.MaxDepth); a deeper input is
-	// an invalid-input result, refused before it is decoded.
-	MaxInputDepth int
+	// InputLimits bound the nesting and the values of a call's JSON input
+	// (zero fields: strictjson's defaults); an input over them is an
+	// invalid-input result, refused before it is decoded.
+	InputLimits strictjson.Limits
 	// Environ is the environment of every process a call starts.
 	Environ []string
 	// FileOwner, when set, owns what the file tools create in a session's
@@ -85,12 +85,10 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.MaxInputDepth <= 0 {
-		cfg.MaxInputDepth = strictjson.MaxDepth
-	}
+	cfg.InputLimits = cfg.InputLimits.WithDefaults()
 	cfg.Ask.defaults()
 	cfg.Journal.defaults()
-	sch, err := compileSchemas(cfg.Registry, cfg.MaxInputDepth)
+	sch, err := compileSchemas(cfg.Registry, cfg.InputLimits)
 	if err != nil {
 		return nil, err
 	}

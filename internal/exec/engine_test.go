@@ -73,6 +73,7 @@ func TestSchemaValidation(t *testing.T) {
 		{"raw not an object", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`["text"]`)}, "", "must be a JSON object"},
 		{"raw broken json", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":`)}, "", "not valid JSON"},
 		{"raw nested too deep", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`)}, "", "nest more than 512 levels"},
+		{"raw too many values", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","x":[` + strings.Repeat("0,", 100_000) + `0]}`)}, "", "more than 100000 values"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

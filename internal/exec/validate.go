@@ -20,8 +20,8 @@ import (
 // server may change a tool's schema).
 type schemas struct {
 	byName map[string]*compiledSchema
-	// maxDepth bounds the nesting of a raw JSON input.
-	maxDepth int
+	// limits bound a raw JSON input.
+	limits strictjson.Limits
 
 	mu    sync.Mutex
 	extra map[string]*compiledSchema
@@ -38,8 +38,8 @@ type compiledSchema struct {
 	propTypes map[string]string
 }
 
-func compileSchemas(reg *tool.Registry, maxDepth int) (*schemas, error) {
-	s := &schemas{byName: make(map[string]*compiledSchema), extra: make(map[string]*compiledSchema), maxDepth: maxDepth}
+func compileSchemas(reg *tool.Registry, limits strictjson.Limits) (*schemas, error) {
+	s := &schemas{byName: make(map[string]*compiledSchema), extra: make(map[string]*compiledSchema), limits: limits}
 	for _, t := range reg.Tools() {
 		d := t.Definition()
 		cs, err := compileSchema(d)
@@ -114,7 +114,7 @@ func (s *schemas) prepare(c *Call) error {
 		if len(c.RawInput) == 0 {
 			in = map[string]any{}
 		} else {
-			m, err := strictjson.DecodeObject(c.RawInput, s.maxDepth)
+			m, err := strictjson.DecodeObject(c.RawInput, s.limits)
 			if err != nil {
 				return tool.InvalidInputf("Invalid input for %s: %v", name, err)
 			}

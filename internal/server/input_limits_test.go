@@ -25,6 +25,15 @@ func nestedStruct(levels int, list bool) *structpb.Struct {
 	return &structpb.Struct{Fields: map[string]*structpb.Value{"text": structpb.NewStringValue("x"), "x": v}}
 }
 
+// wideStruct is {"text":"x","x":[[],[],...]} with n values in all.
+func wideStruct(n int) *structpb.Struct {
+	vals := make([]*structpb.Value, n-3)
+	for i := range vals {
+		vals[i] = structpb.NewListValue(&structpb.ListValue{})
+	}
+	return &structpb.Struct{Fields: map[string]*structpb.Value{"text": structpb.NewStringValue("x"), "x": structpb.NewListValue(&structpb.ListValue{Values: vals})}}
+}
+
 func nestedJSON(levels int, open, close string) string {
 	return `{"text":"x","x":` + strings.Repeat(open, levels-1) + "1" + strings.Repeat(close, levels-1) + "}"
 }
@@ -44,6 +53,9 @@ func TestInputNestedTooDeepIsInvalidArgument(t *testing.T) {
 		{"struct lists", &tooldv1.ToolCall{Name: "Echo", Input: nestedStruct(513, true)}, "calls[1].input: arrays and objects nest more than 512 levels"},
 		{"json objects", &tooldv1.ToolCall{Name: "Echo", InputJson: nestedJSON(513, `{"a":`, "}")}, "calls[1].input_json: arrays and objects nest more than 512 levels"},
 		{"json arrays", &tooldv1.ToolCall{Name: "Echo", InputJson: nestedJSON(513, "[", "]")}, "calls[1].input_json: arrays and objects nest more than 512 levels"},
+		{"struct wide", &tooldv1.ToolCall{Name: "Echo", Input: wideStruct(100_001)}, "calls[1].input: the input holds more than 100000 values"},
+		{"struct wide in a nested list", &tooldv1.ToolCall{Name: "Echo", Input: &structpb.Struct{Fields: map[string]*structpb.Value{"x": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewStructValue(wideStruct(100_000))}})}}}, "calls[1].input: the input holds more than 100000 values"},
+		{"json wide", &tooldv1.ToolCall{Name: "Echo", InputJson: `{"text":"x","x":[` + strings.Repeat("[],", 100_000) + `[]]}`}, "calls[1].input_json: the input holds more than 100000 values"},
 		{"json unclosed", &tooldv1.ToolCall{Name: "Echo", InputJson: `{"text":"x","x":` + strings.Repeat("[", 2_000_000)}, "calls[1].input_json: arrays and objects nest more than 512 levels"},
 	}
 	for _, tc := range tests {
@@ -68,13 +80,14 @@ func TestInputNestedTooDeepIsInvalidArgument(t *testing.T) {
 	})
 }
 
-// At the bound, the input goes through, to the schema and the tool.
+// At the bounds, the input goes through, to the schema and the tool.
 func TestInputNestedAtTheBoundRuns(t *testing.T) {
 	e := start(t, memstore.New())
 	s := e.newSession(t)
 	for _, c := range []*tooldv1.ToolCall{
 		{ToolUseId: "a", Name: "Echo", Input: nestedStruct(512, false)},
 		{ToolUseId: "b", Name: "Echo", InputJson: nestedJSON(512, "[", "]")},
+		{ToolUseId: "c", Name: "Echo", Input: wideStruct(100_000)},
 	} {
 		stream, err := e.tools.Execute(ctx(t), &tooldv1.ExecuteRequest{SessionId: s.GetId(), Calls: []*tooldv1.ToolCall{c}})
 		if err != nil {

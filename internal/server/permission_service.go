@@ -51,7 +51,7 @@ func (s *ToolService) CheckPermission(ctx context.Context, req *tooldv1.CheckPer
 	if err := session.CheckID(req.GetSessionId()); err != nil {
 		return nil, ToStatus(err)
 	}
-	if err := s.checkCallDepth(req.GetCall(), "call"); err != nil {
+	if err := s.checkCallLimits(req.GetCall(), "call"); err != nil {
 		return nil, ToStatus(err)
 	}
 	dec, err := s.engine.CheckPermission(ctx, req.GetSessionId(), callFromProto(req.GetCall()))

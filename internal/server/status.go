@@ -29,13 +29,13 @@ func ToStatus(err error) error {
 	}
 	var inv *session.InvalidError
 	var chk *exec.CheckError
-	var depth *strictjson.DepthError
+	var limit *strictjson.LimitError
 	switch {
 	case errors.As(err, &inv):
 		return status.Error(codes.InvalidArgument, inv.Msg)
 	case errors.As(err, &chk):
 		return status.Error(codes.InvalidArgument, chk.Msg)
-	case errors.As(err, &depth):
+	case errors.As(err, &limit):
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, exec.ErrNoPendingRequest), errors.Is(err, exec.ErrNoSuchCall):
 		return status.Error(codes.NotFound, err.Error())

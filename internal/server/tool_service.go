@@ -12,6 +12,7 @@ import (
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/ratelimit"
 	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/strictjson"
 	"github.com/toold/toold/internal/tool"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
@@ -23,8 +24,8 @@ type ToolService struct {
 	sessions *session.Manager
 	defs     []*tooldv1.ToolDefinition
 	maxCalls int
-	maxDepth int          // of a call's input; 0: strictjson.MaxDepth
-	pools    SessionPools // nil: every session has the registry's tools
+	limits   strictjson.Limits // of a call's input; zero: the defaults
+	pools    SessionPools      // nil: every session has the registry's tools
 }
 
 // NewToolService serves the registry's tools through the engine. maxCalls
@@ -71,7 +72,7 @@ func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolSe
 	if err := session.CheckID(req.GetSessionId()); err != nil {
 		return ToStatus(err)
 	}
-	if err := s.checkInputDepth(req.GetCalls()); err != nil {
+	if err := s.checkInputLimits(req.GetCalls()); err != nil {
 		return ToStatus(err)
 	}
 	reqs := make([]exec.Request, len(req.GetCalls()))

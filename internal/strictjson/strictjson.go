@@ -16,9 +16,9 @@ import (
 // Check refuses what a lenient parser would silently repair:
 // duplicate keys at any depth (encoding/json keeps the last one, so a
 // second "deny" could hide the first) and data after the top-level value,
-// and arrays and objects nested deeper than MaxDepth.
+// and documents over the default Limits.
 func Check(data []byte) error {
-	if err := CheckDepth(data, MaxDepth); err != nil {
+	if err := CheckLimits(data, Limits{}); err != nil {
 		return fmt.Errorf("invalid JSON: %w", err)
 	}
 	_, values, err := decode(data)
@@ -36,17 +36,17 @@ func Check(data []byte) error {
 
 // DecodeObject decodes a JSON object the way a second parser in another
 // language would see it too: invalid UTF-8, duplicate keys at any depth,
-// data after the object and nesting deeper than maxDepth are refused
+// data after the object and a document over l are refused
 // instead of being silently repaired (encoding/json would keep the last
-// duplicate and replace bad bytes). Numbers are json.Number. A *DepthError
+// duplicate and replace bad bytes). Numbers are json.Number. A *LimitError
 // is returned as it is, so that callers can tell a document over a limit
 // from a malformed one.
-func DecodeObject(data []byte, maxDepth int) (map[string]any, error) {
+func DecodeObject(data []byte, l Limits) (map[string]any, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("not valid UTF-8")
 	}
-	// Before the decoder, which spends memory per level.
-	if err := CheckDepth(data, maxDepth); err != nil {
+	// Before the decoder, which spends memory per level and per value.
+	if err := CheckLimits(data, l); err != nil {
 		return nil, err
 	}
 	v, values, err := decode(data)

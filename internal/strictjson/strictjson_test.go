@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestCheckDepth(t *testing.T) {
+func TestCheckLimits(t *testing.T) {
 	tests := []struct {
 		name string
 		doc  string
@@ -26,10 +26,10 @@ func TestCheckDepth(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckDepth([]byte(tc.doc), 4)
-			var de *DepthError
-			if tc.bad != errors.As(err, &de) {
-				t.Fatalf("CheckDepth(%s) = %v, want a DepthError: %v", tc.doc, err, tc.bad)
+			err := CheckLimits([]byte(tc.doc), Limits{MaxDepth: 4})
+			var le *LimitError
+			if tc.bad != (errors.As(err, &le) && !le.Values) {
+				t.Fatalf("CheckLimits(%s) = %v, want a depth error: %v", tc.doc, err, tc.bad)
 			}
 		})
 	}
@@ -51,7 +51,7 @@ func TestDecodeObject(t *testing.T) {
 		{`{"a":`, "not valid JSON"},
 	}
 	for _, tc := range tests {
-		m, err := DecodeObject([]byte(tc.doc), MaxDepth)
+		m, err := DecodeObject([]byte(tc.doc), Limits{})
 		switch {
 		case tc.wantErr == "" && (err != nil || m == nil):
 			t.Errorf("DecodeObject(%.40s) = %v", tc.doc, err)
@@ -77,7 +77,7 @@ func TestCheckRefusesDeepSettings(t *testing.T) {
 // The one-pass decoder builds what encoding/json builds.
 func TestDecodeObjectMatchesEncodingJSON(t *testing.T) {
 	doc := `{"s":"a\u00e9\"","n":-1.5e3,"t":true,"f":false,"z":null,"e":[],"o":{},"a":[1,[2,{"k":[3]}],"x"],"u":{"v":{"w":"deep"}}}`
-	got, err := DecodeObject([]byte(doc), MaxDepth)
+	got, err := DecodeObject([]byte(doc), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,5 +89,31 @@ func TestDecodeObjectMatchesEncodingJSON(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v\nwant %#v", got, want)
+	}
+}
+
+func TestCheckLimitsCountsValues(t *testing.T) {
+	tests := []struct {
+		doc string
+		bad bool
+	}{
+		{`[1,2,3]`, false},  // the array and three elements: 4 counted as 1+1+2
+		{`[1,2,3,4]`, true}, // 5
+		{`{"a":1,"b":2,"c":3}`, false},
+		{`{"a":1,"b":2,"c":3,"d":4}`, true},
+		{`[[],[],[]]`, true},       // 1+1+3+2
+		{`["a,b,c,d,e,f"]`, false}, // commas in strings are text
+		{`"[[[[,,,,"`, false},
+	}
+	for _, tc := range tests {
+		err := CheckLimits(tc.doc, Limits{MaxValues: 4})
+		var le *LimitError
+		if tc.bad != (errors.As(err, &le) && le.Values) {
+			t.Errorf("CheckLimits(%s) = %v, want a values error: %v", tc.doc, err, tc.bad)
+		}
+	}
+	wide := `{"a":[` + strings.Repeat("0,", MaxValues) + `0]}`
+	if _, err := DecodeObject([]byte(wide), Limits{}); err == nil || !strings.Contains(err.Error(), "more than 100000 values") {
+		t.Fatalf("DecodeObject(wide) = %v", err)
 	}
 }

@@ -186,7 +186,6 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	tools.WithPools(pools)
-	tools.WithInputLimits(cfg.Limits.Input)
 	catalog.session = func(id string) []tool.Definition {
 		defs, _ := tools.Definitions(context.Background(), id)
 		return defs
@@ -195,6 +194,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Info:           server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
 		AuthMode:       string(cfg.Auth.Mode),
 		MaxRecvMsgSize: cfg.Limits.MaxRequestBytes,
+		InputLimits:    cfg.Limits.Input,
 	}
 	// Authentication, TLS and rate limits; the limiter stops after the
 	// server and before the store (deferred calls run in reverse).

@@ -56,6 +56,9 @@ func TestInputNestedTooDeepIsInvalidArgument(t *testing.T) {
 		{"struct wide", &tooldv1.ToolCall{Name: "Echo", Input: wideStruct(100_001)}, "calls[1].input: the input holds more than 100000 values"},
 		{"struct wide in a nested list", &tooldv1.ToolCall{Name: "Echo", Input: &structpb.Struct{Fields: map[string]*structpb.Value{"x": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewStructValue(wideStruct(100_000))}})}}}, "calls[1].input: the input holds more than 100000 values"},
 		{"json wide", &tooldv1.ToolCall{Name: "Echo", InputJson: `{"text":"x","x":[` + strings.Repeat("[],", 100_000) + `[]]}`}, "calls[1].input_json: the input holds more than 100000 values"},
+		// Past protobuf's recursion limit, where grpc-go alone fails to
+		// decode the request, as Internal.
+		{"struct past protobuf's limit", &tooldv1.ToolCall{Name: "Echo", Input: nestedStruct(5000, false)}, "calls[1].input: arrays and objects nest more than 512 levels"},
 		{"json unclosed", &tooldv1.ToolCall{Name: "Echo", InputJson: `{"text":"x","x":` + strings.Repeat("[", 2_000_000)}, "calls[1].input_json: arrays and objects nest more than 512 levels"},
 	}
 	for _, tc := range tests {
@@ -74,9 +77,14 @@ func TestInputNestedTooDeepIsInvalidArgument(t *testing.T) {
 			}
 		})
 	}
+	// A unary request is decoded before any interceptor runs: the same.
 	t.Run("check permission", func(t *testing.T) {
 		_, err := e.tools.CheckPermission(ctx(t), &tooldv1.CheckPermissionRequest{SessionId: s.GetId(), Call: &tooldv1.ToolCall{Name: "Echo", InputJson: nestedJSON(600, "[", "]")}})
-		wantCode(t, err, codes.InvalidArgument, "call.input_json")
+		wantCode(t, err, codes.InvalidArgument, "call.input_json: arrays and objects nest more than 512 levels")
+		_, err = e.tools.CheckPermission(ctx(t), &tooldv1.CheckPermissionRequest{SessionId: s.GetId(), Call: &tooldv1.ToolCall{Name: "Echo", Input: nestedStruct(5000, true)}})
+		wantCode(t, err, codes.InvalidArgument, "call.input: arrays and objects nest more than 512 levels")
+		_, err = e.tools.CheckPermission(ctx(t), &tooldv1.CheckPermissionRequest{SessionId: s.GetId(), Call: &tooldv1.ToolCall{Name: "Echo", Input: wideStruct(100_001)}})
+		wantCode(t, err, codes.InvalidArgument, "call.input: the input holds more than 100000 values")
 	})
 }
 

@@ -24,7 +24,7 @@ type ToolService struct {
 	sessions *session.Manager
 	defs     []*tooldv1.ToolDefinition
 	maxCalls int
-	limits   strictjson.Limits // of a call's input; zero: the defaults
+	limits   strictjson.Limits // of a call's input_json; set by New
 	pools    SessionPools      // nil: every session has the registry's tools
 }
 

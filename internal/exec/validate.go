@@ -127,13 +127,18 @@ func (s *schemas) prepare(c *Call) error {
 		// be checked, so it does not run.
 		return tool.Errorf(tool.KindFailed, "The input schema of %s is not valid JSON Schema, so the call cannot be checked: %v", name, err)
 	}
-	coerce(in, cs.propTypes)
+	changed := coerce(in, cs.propTypes)
 	if err := cs.schema.Validate(in); err != nil {
 		return tool.InvalidInputf("%s", describeSchemaError(name, err))
 	}
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return tool.InvalidInputf("Invalid input for %s: %v", name, err)
+	// JSON text that coercion left alone is the input as it is: it was
+	// decoded strictly, so it means what the map means, and a Write's
+	// content is not copied once more.
+	raw := json.RawMessage(c.RawInput)
+	if c.Request.Input != nil || changed || len(raw) == 0 {
+		if raw, err = json.Marshal(in); err != nil {
+			return tool.InvalidInputf("Invalid input for %s: %v", name, err)
+		}
 	}
 	c.Input = raw
 	c.Args = in
@@ -149,8 +154,9 @@ func (s *schemas) prepare(c *Call) error {
 }
 
 // coerce applies the seeds' semantic wrappers: models often quote numbers
-// and booleans, and "5" for a number field means 5.
-func coerce(in map[string]any, types map[string]string) {
+// and booleans, and "5" for a number field means 5. It reports whether it
+// changed anything.
+func coerce(in map[string]any, types map[string]string) (changed bool) {
 	for k, v := range in {
 		s, ok := v.(string)
 		if !ok {
@@ -159,21 +165,22 @@ func coerce(in map[string]any, types map[string]string) {
 		switch types[k] {
 		case "number":
 			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-				in[k] = f
+				in[k], changed = f, true
 			}
 		case "integer":
 			if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-				in[k] = n
+				in[k], changed = n, true
 			}
 		case "boolean":
 			switch strings.ToLower(strings.TrimSpace(s)) {
 			case "true":
-				in[k] = true
+				in[k], changed = true, true
 			case "false":
-				in[k] = false
+				in[k], changed = false, true
 			}
 		}
 	}
+	return changed
 }
 
 func describeSchemaError(toolName string, err error) string {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/toold/toold/internal/strictjson"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
@@ -32,4 +33,11 @@ func (s *ToolService) checkCallLimits(c *tooldv1.ToolCall, field string) error {
 		}
 	}
 	return nil
+}
+
+// readOnlyBytes is a call's input_json as bytes without a copy of it (a
+// Write's is a whole file). The engine only reads a request's RawInput
+// (decoding, hashing); a hook that changes the input replaces it.
+func readOnlyBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -102,7 +102,7 @@ func callFromProto(c *tooldv1.ToolCall) exec.Request {
 	if c.GetInput() != nil {
 		r.Input = c.GetInput().AsMap()
 	} else if c.GetInputJson() != "" {
-		r.RawInput = []byte(c.GetInputJson())
+		r.RawInput = readOnlyBytes(c.GetInputJson())
 	}
 	return r
 }

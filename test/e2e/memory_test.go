@@ -22,13 +22,14 @@ import (
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
 
-// memoryMultiple is what N concurrent worst-case requests may add to
-// toold's resident memory, as a multiple of the bytes they carry, plus
-// memorySlack for what any request costs whatever its size (buffers,
-// goroutines, the runtime's own rounding). See docs/limits.md.
+// What concurrent worst-case requests may add to toold's resident
+// memory: memoryMultiple times the bytes they carry, plus perRequest for
+// each, what any request may cost whatever its size (the parse of a Bash
+// command within the shell limits, buffers, goroutines, the runtime's
+// rounding). See docs/limits.md.
 const (
-	memoryMultiple = 12
-	memorySlack    = 48 << 20
+	memoryMultiple = 6
+	perRequest     = 16 << 20
 	concurrent     = 4
 )
 
@@ -76,10 +77,10 @@ func memCases() []memCase {
 		{name: "deep input_json", code: codes.InvalidArgument, call: func(id string) *tooldv1.ToolCall {
 			return &tooldv1.ToolCall{ToolUseId: id, Name: "Bash", InputJson: deepJSON(mb15 / 6)}
 		}},
-		{name: "wide input_json", wantError: true, call: func(id string) *tooldv1.ToolCall {
+		{name: "wide input_json", code: codes.InvalidArgument, call: func(id string) *tooldv1.ToolCall {
 			return &tooldv1.ToolCall{ToolUseId: id, Name: "Bash", InputJson: wideJSON(mb15 / 3)}
 		}},
-		{name: "wide Struct", wantError: true, call: func(id string) *tooldv1.ToolCall {
+		{name: "wide Struct", code: codes.InvalidArgument, call: func(id string) *tooldv1.ToolCall {
 			return &tooldv1.ToolCall{ToolUseId: id, Name: "Bash", Input: wideStruct(mb15 / 4)}
 		}},
 		{name: "deep Struct", code: codes.InvalidArgument, call: func(id string) *tooldv1.ToolCall {
@@ -88,6 +89,18 @@ func memCases() []memCase {
 		{name: "nested Bash command", wantError: true, call: func(id string) *tooldv1.ToolCall {
 			cmd := strings.Repeat("(", 49_000) + "true" + strings.Repeat(")", 49_000)
 			return &tooldv1.ToolCall{ToolUseId: id, Name: "Bash", Input: mustStruct(map[string]any{"command": cmd})}
+		}},
+		// The costliest command the shell limits let through: every
+		// parameter expansion is a node of its own.
+		{name: "flat Bash command", call: func(id string) *tooldv1.ToolCall {
+			return &tooldv1.ToolCall{ToolUseId: id, Name: "Bash", Input: mustStruct(map[string]any{"command": ": " + strings.Repeat("$a", 49_000)})}
+		}},
+		// Within the input limits, the densest Struct and JSON text.
+		{name: "dense Struct", wantError: true, call: func(id string) *tooldv1.ToolCall {
+			return &tooldv1.ToolCall{ToolUseId: id, Name: "Bash", Input: wideStruct(99_990)}
+		}},
+		{name: "dense input_json", wantError: true, call: func(id string) *tooldv1.ToolCall {
+			return &tooldv1.ToolCall{ToolUseId: id, Name: "Bash", InputJson: wideJSON(49_990)}
 		}},
 		{name: "15 MB Write", call: func(id string) *tooldv1.ToolCall {
 			return &tooldv1.ToolCall{ToolUseId: id, Name: "Write", InputJson: `{"file_path":"` + id + `.txt","content":"` + strings.Repeat("x", mb15) + `"}`}
@@ -146,9 +159,9 @@ func TestMemoryBoundedByRequestSize(t *testing.T) {
 			}
 			wg.Wait()
 			added := procStatus(t, pid, "VmHWM") - base
-			limit := memoryMultiple*size + memorySlack
-			t.Logf("%s: %d requests of %.1f MB added %.0f MB: %.1fx their size (limit %dx + %d MB)",
-				mc.name, concurrent, float64(size)/concurrent/1e6, float64(added)/1e6, float64(added)/float64(size), memoryMultiple, memorySlack>>20)
+			limit := memoryMultiple*size + concurrent*perRequest
+			t.Logf("%s: %d requests of %.2f MB added %.0f MB: %.1fx their size (limit %dx + %d x %d MB)",
+				mc.name, concurrent, float64(size)/concurrent/1e6, float64(added)/1e6, float64(added)/float64(size), memoryMultiple, concurrent, perRequest>>20)
 			if added > limit {
 				t.Errorf("added %d bytes of RSS for %d bytes of requests, more than %d", added, size, limit)
 			}

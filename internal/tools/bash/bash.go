@@ -142,7 +142,7 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	}
 	// Refused rather than run unanalysed: the parse of a command over the
 	// bound would cost memory out of proportion to its size.
-	if err := shell.CheckStructure(in.Command); err != nil {
+	if err := shell.CheckLimits(in.Command); err != nil {
 		return nil, tool.InvalidInputf("%v", err)
 	}
 	timeout := defaultTimeoutMS * time.Millisecond

@@ -123,12 +123,33 @@ func mustStruct(m map[string]any) *structpb.Struct {
 // (VmHWM after the kernel's high-water mark is reset, so no sample can
 // miss the peak) against the bytes they carry.
 func TestMemoryBoundedByRequestSize(t *testing.T) {
+	testMemory(t, -1, memCases())
+}
+
+// The same as a toold that is not root (uid 10001, as with runAsUser in a
+// pod), for the requests the limits refuse or bound (the large ones take
+// long enough to run once).
+func TestMemoryBoundedAsNonRootToold(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start toold as another user")
+	}
+	var small []memCase
+	for _, mc := range memCases() {
+		switch mc.name {
+		case "deep Struct", "nested Bash command", "flat Bash command", "dense Struct", "dense input_json":
+			small = append(small, mc)
+		}
+	}
+	testMemory(t, 10001, small)
+}
+
+func testMemory(t *testing.T, uid int, cases []memCase) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	for _, mc := range memCases() {
+	for _, mc := range cases {
 		t.Run(mc.name, func(t *testing.T) {
-			d := startToold(t)
+			d := startTooldAs(t, uid)
 			cc, err := grpc.NewClient(d.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 				grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(64<<20), grpc.MaxCallRecvMsgSize(64<<20)))
 			if err != nil {

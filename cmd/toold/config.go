@@ -61,6 +61,7 @@ type config struct {
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
+	Limits    limitsConfig
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -103,6 +104,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
 	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
+	limitsF := addLimitsFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -159,6 +161,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	cfg.StreamKeepalive = *keepalive
+	if cfg.Limits, err = limitsF.config(); err != nil {
+		return nil, err
+	}
 	cfg.DrainDelay = *drainDelay
 	if err := cfg.reach(); err != nil {
 		return nil, err

@@ -158,6 +158,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Store:          st,
 		Policy:         decider,
 		MaxConcurrency: cfg.MaxToolConcurrency,
+		InputLimits:    cfg.Limits.Input,
 		Environ:        exec.ProcessEnviron(),
 		FileOwner:      rt.fileOwner(),
 		Logger:         log,
@@ -198,6 +199,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Info:            server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
 		AuthMode:        string(cfg.Auth.Mode),
 		StreamKeepalive: cfg.StreamKeepalive,
+		MaxRecvMsgSize:  cfg.Limits.MaxRequestBytes,
+		InputLimits:     cfg.Limits.Input,
 	}
 	// Authentication, TLS and rate limits; the limiter stops after the
 	// server and before the store (deferred calls run in reverse).

@@ -20,7 +20,8 @@ type Request struct {
 	Name      string
 	// Input is the input object. RawInput is used instead when Input is nil:
 	// it is decoded strictly (duplicate keys, invalid UTF-8, trailing data
-	// are refused).
+	// are refused). RawInput is only read, never changed: it may be the
+	// memory of the request it came in.
 	Input    map[string]any
 	RawInput []byte
 }

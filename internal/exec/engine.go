@@ -10,6 +10,7 @@ import (
 
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/strictjson"
 	"github.com/toold/toold/internal/telemetry"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/workspace"
@@ -28,6 +29,10 @@ type Config struct {
 	MaxConcurrency int
 	// MaxResultChars cuts a result's text blocks (default 100000).
 	MaxResultChars int
+	// InputLimits bound the nesting and the values of a call's JSON input
+	// (zero fields: strictjson's defaults); an input over them is an
+	// invalid-input result, refused before it is decoded.
+	InputLimits strictjson.Limits
 	// Environ is the environment of every process a call starts.
 	Environ []string
 	// FileOwner, when set, owns what the file tools create in a session's
@@ -80,9 +85,10 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.InputLimits = cfg.InputLimits.WithDefaults()
 	cfg.Ask.defaults()
 	cfg.Journal.defaults()
-	sch, err := compileSchemas(cfg.Registry)
+	sch, err := compileSchemas(cfg.Registry, cfg.InputLimits)
 	if err != nil {
 		return nil, err
 	}

@@ -66,12 +66,14 @@ func TestSchemaValidation(t *testing.T) {
 		{"fraction for integer", call("1", "Echo", map[string]any{"text": "x", "n": 1.5}), "", "/n"},
 		{"uncoercible string", call("1", "Echo", map[string]any{"text": "x", "n": "five"}), "", "/n"},
 		{"raw json ok", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"r","n":3}`)}, "rrr", ""},
-		{"raw duplicate key", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","text":"b"}`)}, "", `key "text" twice`},
-		{"raw nested duplicate key", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","n":1,"flag":false,"x":{"k":1,"k":2}}`)}, "", `key "k" twice`},
+		{"raw duplicate key", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","text":"b"}`)}, "", `duplicate key "text"`},
+		{"raw nested duplicate key", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","n":1,"flag":false,"x":{"k":1,"k":2}}`)}, "", `duplicate key "k"`},
 		{"raw invalid utf8", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte("{\"text\":\"\xff\"}")}, "", "not valid UTF-8"},
 		{"raw trailing data", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a"} {}`)}, "", "data after"},
 		{"raw not an object", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`["text"]`)}, "", "must be a JSON object"},
 		{"raw broken json", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":`)}, "", "not valid JSON"},
+		{"raw nested too deep", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`)}, "", "nest more than 512 levels"},
+		{"raw too many values", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","x":[` + strings.Repeat("0,", 100_000) + `0]}`)}, "", "more than 100000 values"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/strictjson"
 	"github.com/toold/toold/internal/tool"
 )
 
@@ -77,8 +78,10 @@ func fingerprint(r Request) string {
 		b, _ := json.Marshal(r.Input)
 		h.Write(b)
 	case r.RawInput != nil:
+		// Input over the limits is refused later; its fingerprint is its
+		// bytes, without decoding it first.
 		var v any
-		if json.Unmarshal(r.RawInput, &v) == nil {
+		if strictjson.CheckLimits(r.RawInput, strictjson.Limits{}) == nil && json.Unmarshal(r.RawInput, &v) == nil {
 			b, _ := json.Marshal(v)
 			h.Write(b)
 		} else {

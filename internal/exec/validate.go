@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toold/toold/internal/strictjson"
 	"github.com/toold/toold/internal/tool"
 )
 
@@ -19,6 +20,8 @@ import (
 // server may change a tool's schema).
 type schemas struct {
 	byName map[string]*compiledSchema
+	// limits bound a raw JSON input.
+	limits strictjson.Limits
 
 	mu    sync.Mutex
 	extra map[string]*compiledSchema
@@ -35,8 +38,8 @@ type compiledSchema struct {
 	propTypes map[string]string
 }
 
-func compileSchemas(reg *tool.Registry) (*schemas, error) {
-	s := &schemas{byName: make(map[string]*compiledSchema), extra: make(map[string]*compiledSchema)}
+func compileSchemas(reg *tool.Registry, limits strictjson.Limits) (*schemas, error) {
+	s := &schemas{byName: make(map[string]*compiledSchema), extra: make(map[string]*compiledSchema), limits: limits}
 	for _, t := range reg.Tools() {
 		d := t.Definition()
 		cs, err := compileSchema(d)
@@ -111,7 +114,7 @@ func (s *schemas) prepare(c *Call) error {
 		if len(c.RawInput) == 0 {
 			in = map[string]any{}
 		} else {
-			m, err := decodeStrict(c.RawInput)
+			m, err := strictjson.DecodeObject(c.RawInput, s.limits)
 			if err != nil {
 				return tool.InvalidInputf("Invalid input for %s: %v", name, err)
 			}
@@ -124,13 +127,18 @@ func (s *schemas) prepare(c *Call) error {
 		// be checked, so it does not run.
 		return tool.Errorf(tool.KindFailed, "The input schema of %s is not valid JSON Schema, so the call cannot be checked: %v", name, err)
 	}
-	coerce(in, cs.propTypes)
+	changed := coerce(in, cs.propTypes)
 	if err := cs.schema.Validate(in); err != nil {
 		return tool.InvalidInputf("%s", describeSchemaError(name, err))
 	}
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return tool.InvalidInputf("Invalid input for %s: %v", name, err)
+	// JSON text that coercion left alone is the input as it is: it was
+	// decoded strictly, so it means what the map means, and a Write's
+	// content is not copied once more.
+	raw := json.RawMessage(c.RawInput)
+	if c.Request.Input != nil || changed || len(raw) == 0 {
+		if raw, err = json.Marshal(in); err != nil {
+			return tool.InvalidInputf("Invalid input for %s: %v", name, err)
+		}
 	}
 	c.Input = raw
 	c.Args = in
@@ -146,8 +154,9 @@ func (s *schemas) prepare(c *Call) error {
 }
 
 // coerce applies the seeds' semantic wrappers: models often quote numbers
-// and booleans, and "5" for a number field means 5.
-func coerce(in map[string]any, types map[string]string) {
+// and booleans, and "5" for a number field means 5. It reports whether it
+// changed anything.
+func coerce(in map[string]any, types map[string]string) (changed bool) {
 	for k, v := range in {
 		s, ok := v.(string)
 		if !ok {
@@ -156,21 +165,22 @@ func coerce(in map[string]any, types map[string]string) {
 		switch types[k] {
 		case "number":
 			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-				in[k] = f
+				in[k], changed = f, true
 			}
 		case "integer":
 			if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-				in[k] = n
+				in[k], changed = n, true
 			}
 		case "boolean":
 			switch strings.ToLower(strings.TrimSpace(s)) {
 			case "true":
-				in[k] = true
+				in[k], changed = true, true
 			case "false":
-				in[k] = false
+				in[k], changed = false, true
 			}
 		}
 	}
+	return changed
 }
 
 func describeSchemaError(toolName string, err error) string {

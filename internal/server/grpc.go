@@ -27,6 +27,7 @@ import (
 
 	"github.com/toold/toold/internal/auth"
 	"github.com/toold/toold/internal/ratelimit"
+	"github.com/toold/toold/internal/strictjson"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// auth.DefaultTenant (--auth none).
 	Authenticator    auth.Authenticator
 	PublicReflection bool
+	// InputLimits bound the nesting and the values of a call's input
+	// (zero fields: strictjson's defaults), checked before the request is
+	// decoded (Struct) or its input converted (input_json).
+	InputLimits strictjson.Limits
 	// Limiter admits the tool calls of each Execute per tenant; nil: no
 	// limits.
 	Limiter ratelimit.Limiter
@@ -78,6 +83,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		opts.MaxSendMsgSize = 32 << 20
 	}
 	unary, stream := interceptors(opts.Logger, newGuard(opts))
+	tools.limits = opts.InputLimits.WithDefaults()
 	var creds []grpc.ServerOption
 	if opts.TLS != nil {
 		creds = append(creds, grpc.Creds(credentials.NewTLS(opts.TLS)))
@@ -90,6 +96,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		)),
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
+		grpc.ForceServerCodecV2(newLimitCodec(opts.InputLimits)),
 		grpc.MaxRecvMsgSize(opts.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(opts.MaxSendMsgSize),
 		grpc.MaxConcurrentStreams(1024),
@@ -130,10 +137,13 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     reflection, is authenticated; the tenant goes into the context for
 //     what follows, and a refused credential is Unauthenticated. It runs
 //     in every mode: --auth none names auth.DefaultTenant.
-//  4. validation: the protovalidate annotations of the .proto files, then
+//  4. limit notes: a request whose input the codec found over the input
+//     limits (codec.go) is InvalidArgument, before validation reads
+//     the request the codec decoded without that input.
+//  5. validation: the protovalidate annotations of the .proto files, then
 //     the few checks they cannot express (a request's Validate method);
 //     InvalidArgument naming the field, before a handler sees it.
-//  5. ratelimit (streams only, last): admits the calls of an Execute
+//  6. ratelimit (streams only, last): admits the calls of an Execute
 //     request for its tenant once the request is read and valid, so that
 //     invalid or unauthenticated requests cost no quota; over a limit,
 //     ResourceExhausted with a RetryInfo. A pass-through without a Limiter.
@@ -151,6 +161,7 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 		logging.UnaryServerInterceptor(lg, logOpts...),
 		recovery.UnaryServerInterceptor(recoverOpts...),
 		g.unaryAuth,
+		limitNoteUnary,
 		protovalidateint.UnaryServerInterceptor(protovalidate.GlobalValidator),
 		validator.UnaryServerInterceptor(),
 	}
@@ -158,6 +169,7 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 		logging.StreamServerInterceptor(lg, logOpts...),
 		recovery.StreamServerInterceptor(recoverOpts...),
 		g.streamAuth,
+		limitNoteStream,
 		protovalidateint.StreamServerInterceptor(protovalidate.GlobalValidator),
 		validator.StreamServerInterceptor(),
 		g.limit,

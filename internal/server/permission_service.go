@@ -51,6 +51,9 @@ func (s *ToolService) CheckPermission(ctx context.Context, req *tooldv1.CheckPer
 	if err := session.CheckID(req.GetSessionId()); err != nil {
 		return nil, ToStatus(ctx, s.log, err)
 	}
+	if err := s.checkCallLimits(req.GetCall(), "call"); err != nil {
+		return nil, ToStatus(ctx, s.log, err)
+	}
 	dec, err := s.engine.CheckPermission(ctx, req.GetSessionId(), callFromProto(req.GetCall()))
 	if err != nil {
 		return nil, ToStatus(ctx, s.log, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/strictjson"
 )
 
 // ToStatus maps a domain error to the gRPC status the client gets. It is
@@ -33,11 +34,14 @@ func ToStatus(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	var inv *session.InvalidError
 	var chk *exec.CheckError
+	var limit *strictjson.LimitError
 	switch {
 	case errors.As(err, &inv):
 		return status.Error(codes.InvalidArgument, inv.Msg)
 	case errors.As(err, &chk):
 		return status.Error(codes.InvalidArgument, chk.Msg)
+	case errors.As(err, &limit):
+		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, exec.ErrNoPendingRequest), errors.Is(err, exec.ErrNoSuchCall):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, store.ErrCallConflict):

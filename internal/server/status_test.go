@@ -17,6 +17,7 @@ import (
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/strictjson"
 )
 
 func TestToStatus(t *testing.T) {
@@ -36,6 +37,7 @@ func TestToStatus(t *testing.T) {
 		{fmt.Errorf("redis: %w", store.ErrUnavailable), codes.Unavailable, "redis: state store unavailable"},
 		{fmt.Errorf("%w: gone", exec.ErrWorkspace), codes.FailedPrecondition, "session workspace unavailable: gone"},
 		{fmt.Errorf("%w: settings of tenant t: bad", session.ErrTenantSettings), codes.FailedPrecondition, "tenant settings unusable: settings of tenant t: bad"},
+		{fmt.Errorf("calls[0].input_json: %w", &strictjson.LimitError{Max: 512, Offset: 9}), codes.InvalidArgument, "calls[0].input_json: arrays and objects nest more than 512 levels deep (at byte 9)"},
 		{context.Canceled, codes.Canceled, "context canceled"},
 		{context.DeadlineExceeded, codes.DeadlineExceeded, "context deadline exceeded"},
 		{status.Error(codes.ResourceExhausted, "slow down"), codes.ResourceExhausted, "slow down"},

@@ -13,6 +13,7 @@ import (
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/ratelimit"
 	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/strictjson"
 	"github.com/toold/toold/internal/tool"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
@@ -24,7 +25,8 @@ type ToolService struct {
 	sessions *session.Manager
 	defs     []*tooldv1.ToolDefinition
 	maxCalls int
-	pools    SessionPools // nil: every session has the registry's tools
+	limits   strictjson.Limits // of a call's input_json; set by New
+	pools    SessionPools      // nil: every session has the registry's tools
 	// log and keepalive are set by New from its Options.
 	log       *slog.Logger
 	keepalive time.Duration
@@ -75,6 +77,9 @@ func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolSe
 	if err := session.CheckID(req.GetSessionId()); err != nil {
 		return ToStatus(ctx, s.log, err)
 	}
+	if err := s.checkInputLimits(req.GetCalls()); err != nil {
+		return ToStatus(ctx, s.log, err)
+	}
 	reqs := make([]exec.Request, len(req.GetCalls()))
 	for i, c := range req.GetCalls() {
 		reqs[i] = callFromProto(c)
@@ -104,7 +109,7 @@ func callFromProto(c *tooldv1.ToolCall) exec.Request {
 	if c.GetInput() != nil {
 		r.Input = c.GetInput().AsMap()
 	} else if c.GetInputJson() != "" {
-		r.RawInput = []byte(c.GetInputJson())
+		r.RawInput = readOnlyBytes(c.GetInputJson())
 	}
 	return r
 }

@@ -78,6 +78,9 @@ func (a *Analysis) unprovable(format string, args ...any) {
 
 // script parses src and walks it.
 func (w *walker) script(src string) {
+	if !w.withinLimits(src) {
+		return
+	}
 	checkChars(w.a, src)
 	w.src = src
 	text := src

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/shell"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
 )
@@ -138,6 +139,11 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	}
 	if len(in.Command) > maxCommandBytes {
 		return nil, tool.InvalidInputf("command is %d bytes long, more than the %d allowed; write the script to a file with the Write tool and run that file", len(in.Command), maxCommandBytes)
+	}
+	// Refused rather than run unanalysed: the parse of a command over the
+	// bound would cost memory out of proportion to its size.
+	if err := shell.CheckLimits(in.Command); err != nil {
+		return nil, tool.InvalidInputf("%v", err)
 	}
 	timeout := defaultTimeoutMS * time.Millisecond
 	if in.Timeout != nil {

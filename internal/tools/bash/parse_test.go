@@ -63,6 +63,9 @@ func TestParse(t *testing.T) {
 		{`{"command":"ls\u0000x"}`, 0, "NUL"},
 		{`{"command":"` + strings.Repeat("a", maxCommandBytes+1) + `"}`, 0, "Write tool"},
 		{`{"command":5}`, 0, "not a valid Bash call"},
+		// Its parse would cost memory out of proportion to its size.
+		{`{"command":"` + strings.Repeat("(", 20000) + "ls" + strings.Repeat(")", 20000) + `"}`, 0, "more than 1000 brackets"},
+		{`{"command":"` + strings.Repeat("a;", 6000) + `"}`, 0, "more than 5000 statements"},
 	}
 	for _, c := range cases {
 		inv, err := tl.Parse(json.RawMessage(c.input))

@@ -76,7 +76,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := t.Real.WriteFileAtomic([]byte(c.in.Content), 0o644); err != nil {
+	if err := t.Real.WriteFileAtomic(contentBytes(c.in.Content), 0o644); err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
 	}
 	// The model knows what it just wrote: record it, so an Edit may follow

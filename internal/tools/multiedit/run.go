@@ -11,6 +11,7 @@ import (
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
+	"github.com/toold/toold/internal/workspace"
 )
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
@@ -18,7 +19,14 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	content, created, err := c.load(ctx, env, t)
+	// The check and the write happen under the file's lock, so that of
+	// two edits from the same read only one applies.
+	fl, err := filestate.Lock(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Unlock()
+	content, created, err := c.load(ctx, env, t, fl)
 	if err != nil {
 		return nil, err
 	}
@@ -26,18 +34,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := t.Real.WriteFileAtomic(res.content, 0o644); err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	// Record the new version as read, so further edits need no new Read.
-	fi, err := t.Real.Stat()
-	if err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	if err := filestate.Record(ctx, env, t, fi); err != nil {
+	if err := filestate.Commit(ctx, env, t, fl, res.content); err != nil {
 		return nil, err
 	}
 	return tool.Text(c.summary(t.Given.Abs, created, res)), nil
@@ -45,8 +42,8 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 
 // load returns the file's current content after the read-before-write
 // checks, or no content and created=true for a file the first edit creates.
-func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target) ([]byte, bool, error) {
-	fi, err := t.Real.Stat()
+func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target, fl *workspace.FileLock) ([]byte, bool, error) {
+	fi, err := fl.Stat()
 	if errors.Is(err, fs.ErrNotExist) {
 		if c.in.Edits[0].OldString == "" {
 			return nil, true, nil
@@ -65,16 +62,9 @@ func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target) ([]b
 		return nil, false, tool.Failf("%s is %d MiB; MultiEdit only changes files up to %d MiB. Use Bash (for example sed) for larger files.",
 			t.Given.Abs, fi.Size()>>20, maxFileBytes>>20)
 	}
-	if err := filestate.CheckFresh(ctx, env, t, fi); err != nil {
-		return nil, false, err
-	}
-	content, err := t.Real.ReadFile(maxFileBytes + 1)
+	content, err := filestate.ReadFresh(ctx, env, t, fi, maxFileBytes)
 	if err != nil {
-		return nil, false, filestate.AccessError(t.Given.Abs, err)
-	}
-	if int64(len(content)) != fi.Size() {
-		// It changed between the check and the read.
-		return nil, false, tool.Failf(filestate.ModifiedMessage)
+		return nil, false, err
 	}
 	return content, false, nil
 }

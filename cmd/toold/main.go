@@ -180,6 +180,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err := checkWorkspaceRoot(rt.sandbox, sessions.Root(), log); err != nil {
 		return err
 	}
+	go exec.SweepLeftovers(ctx, log, sessions.Root())
 	tools, err := server.NewToolService(reg, engine, sessions, cfg.MaxCallsPerRequest)
 	if err != nil {
 		return err

@@ -91,8 +91,9 @@ func TestConcurrentEditsAcrossReplicas(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a := startToold(t, "--redis-url", url, "--workspace-root", shared)
-	b := startToold(t, "--redis-url", url, "--workspace-root", shared)
+	limits := []string{"--redis-url", url, "--workspace-root", shared, "--rate-limit", "100000", "--rate-burst", "100000"}
+	a := startToold(t, limits...)
+	b := startToold(t, limits...)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	ca, cb := dial(t, a.addr), dial(t, b.addr)

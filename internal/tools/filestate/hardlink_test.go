@@ -218,3 +218,57 @@ func TestOwnFilesStayUsable(t *testing.T) {
 		t.Fatalf("lock or temporary files left: %v", leftovers)
 	}
 }
+
+// TestGitCloneLocal: `git clone --local` hard-links the object files of
+// .git/objects with the source repository (outside the workspace) and
+// checks the work tree out as new files. The work tree reads and edits as
+// usual; the linked objects are refused.
+func TestGitCloneLocal(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	env, _, _ := tooltest.Env(t)
+	src := t.TempDir()
+	gitRun := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitRun(src, "init", "-q")
+	must(t, os.WriteFile(src+"/main.go", []byte("package main\n"), 0o644))
+	gitRun(src, "add", ".")
+	gitRun(src, "commit", "-qm", "x")
+	gitRun(env.Cwd, "clone", "-q", "--local", src, "clone")
+
+	res, err := tooltest.Run(t, read.New(read.Options{}), env, map[string]any{"file_path": env.Cwd + "/clone/main.go"})
+	if err != nil || !strings.Contains(tooltest.Text(res), "package main") {
+		t.Fatalf("Read of a checked-out file: %v %v", res, err)
+	}
+	if _, err := tooltest.Run(t, edit.New(), env, map[string]any{"file_path": env.Cwd + "/clone/main.go", "old_string": "main", "new_string": "app"}); err != nil {
+		t.Fatalf("Edit of a checked-out file: %v", err)
+	}
+	var linked []string
+	filepath.WalkDir(env.Cwd+"/clone/.git/objects", func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil && workspace.Links(fi) > 1 {
+				linked = append(linked, p)
+			}
+		}
+		return nil
+	})
+	if len(linked) == 0 {
+		t.Fatal("git clone --local linked no object file (different file systems?)")
+	}
+	for _, p := range linked {
+		if _, err := tooltest.Run(t, read.New(read.Options{}), env, map[string]any{"file_path": p}); !errors.Is(err, workspace.ErrHardLink) {
+			t.Fatalf("Read of the linked object %s = %v", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(src + "/main.go"); string(b) != "package main\n" {
+		t.Fatalf("the source repository changed: %q", b)
+	}
+}

@@ -86,6 +86,9 @@ func (l Loc) WriteFileAtomic(data []byte, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
+	if err := target.MkdirParents(); err != nil {
+		return err
+	}
 	fl, err := target.Lock(context.Background())
 	if err != nil {
 		return err

@@ -69,15 +69,10 @@ const lockPoll = 20 * time.Millisecond
 
 // Lock takes the lock of the file at l, which must be a resolved Loc (see
 // Resolve), waiting while another writer holds it, until ctx ends. The
-// directory holding the file is created if missing.
+// directory holding the file must exist (MkdirParents).
 func (l Loc) Lock(ctx context.Context) (*FileLock, error) {
 	if l.Rel == "." {
 		return nil, &os.PathError{Op: "lock", Path: l.Abs, Err: errors.New("is a directory")}
-	}
-	if parent := filepath.Dir(l.Rel); parent != "." {
-		if err := l.mkdirAll(parent, 0o755); err != nil {
-			return nil, l.wrap(err)
-		}
 	}
 	dir, err := l.root.Open(filepath.Dir(l.Rel))
 	if err != nil {
@@ -102,6 +97,14 @@ func (l Loc) Lock(ctx context.Context) (*FileLock, error) {
 		}
 		pause = min(2*pause, lockPoll)
 	}
+}
+
+// MkdirParents creates the directories leading to l that are missing.
+func (l Loc) MkdirParents() error {
+	if parent := filepath.Dir(l.Rel); parent != "." && l.Rel != "." {
+		return l.wrap(l.mkdirAll(parent, 0o755))
+	}
+	return nil
 }
 
 // tryLock takes the lock of the file name in the directory dir without

@@ -19,7 +19,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	// The check and the write happen under the file's lock, so that of
 	// two edits from the same read only one applies.
-	fl, err := filestate.Lock(ctx, t)
+	fl, err := filestate.Lock(ctx, t, c.in.OldString == "")
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,14 @@ import (
 // matches its stamp and is told to read the file again. Nothing is lost.
 
 // Lock takes t's lock for a check and a write. The caller must Unlock it.
-func Lock(ctx context.Context, t Target) (*workspace.FileLock, error) {
+// With create, the directories leading to a file that the call may create
+// are made first; without, a missing directory is a missing file.
+func Lock(ctx context.Context, t Target, create bool) (*workspace.FileLock, error) {
+	if create {
+		if err := t.Real.MkdirParents(); err != nil {
+			return nil, AccessError(t.Given.Abs, err)
+		}
+	}
 	fl, err := t.Real.Lock(ctx)
 	if err != nil {
 		if ctx.Err() != nil {

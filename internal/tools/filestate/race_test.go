@@ -177,3 +177,46 @@ func TestLockHeldBlocksAndCancels(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFailedChangeLeavesNothing: a change refused before writing (missing
+// file, not read) creates no directory and leaves no lock or temporary
+// file. (The directory's modification time does change: the lock file
+// was made and removed in it.)
+func TestFailedChangeLeavesNothing(t *testing.T) {
+	env, _, _ := tooltest.Env(t)
+	ws := env.Cwd
+	must(t, os.WriteFile(ws+"/unread.txt", []byte("CANARY\n"), 0o644))
+	before := names(t, ws)
+	for _, tc := range linkTools[1:] {
+		for _, p := range []string{ws + "/newdir/deeper/x.ipynb", ws + "/unread.txt"} {
+			in := tc.in(p)
+			if tc.name == "Write" && p != ws+"/unread.txt" {
+				continue // Write creates
+			}
+			if _, err := tooltest.Run(t, tc.tool, env, in); err == nil {
+				t.Errorf("%s(%s) succeeded", tc.name, p)
+			}
+		}
+	}
+	if after := names(t, ws); after != before {
+		t.Fatalf("a refused change left:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// names lists the paths below dir with the content of each file.
+func names(t *testing.T, dir string) string {
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v", p, d.Type())
+		if d.Type().IsRegular() {
+			body, _ := os.ReadFile(p)
+			fmt.Fprintf(&b, " %q", body)
+		}
+		b.WriteByte('\n')
+		return nil
+	})
+	return b.String()
+}

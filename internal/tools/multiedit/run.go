@@ -21,7 +21,11 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	// The check and the write happen under the file's lock, so that of
 	// two edits from the same read only one applies.
-	fl, err := filestate.Lock(ctx, t)
+	create := c.in.Edits[0].OldString == ""
+	if _, err := t.Real.Stat(); !create && errors.Is(err, fs.ErrNotExist) {
+		return nil, c.missing(t)
+	}
+	fl, err := filestate.Lock(ctx, t, create)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +52,7 @@ func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target, fl *
 		if c.in.Edits[0].OldString == "" {
 			return nil, true, nil
 		}
-		return nil, false, tool.Failf("File does not exist: %s. To create it, make the first edit's old_string empty and give the content as its new_string.", t.Given.Abs)
+		return nil, false, c.missing(t)
 	}
 	if err != nil {
 		return nil, false, filestate.AccessError(t.Given.Abs, err)
@@ -67,6 +71,10 @@ func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target, fl *
 		return nil, false, err
 	}
 	return content, false, nil
+}
+
+func (c *call) missing(t filestate.Target) error {
+	return tool.Failf("File does not exist: %s. To create it, make the first edit's old_string empty and give the content as its new_string.", t.Given.Abs)
 }
 
 // previewChars bounds each string quoted in the summary.

@@ -59,7 +59,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	// The check and the write happen under the file's lock, so that of
 	// two writers from the same read only one replaces the file.
-	fl, err := filestate.Lock(ctx, t)
+	fl, err := filestate.Lock(ctx, t, true)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,7 +26,14 @@ const maxSweepEntries = 1_000_000
 var (
 	tempPattern = regexp.MustCompile(`^\.(.+)` + regexp.QuoteMeta(tempInfix) + `[0-9a-f]{12}$`)
 	lockPattern = regexp.MustCompile(`^\.(.+)` + regexp.QuoteMeta(lockSuffix) + `$`)
+	// legacyPattern is the temporary file of toold versions that wrote
+	// without a lock (".<name>.toold-<12 hex>"). Nothing tells whether its
+	// writer is alive, so only one older than legacyAge goes: no write
+	// takes that long.
+	legacyPattern = regexp.MustCompile(`^\..+\.toold-[0-9a-f]{12}$`)
 )
+
+const legacyAge = time.Hour
 
 // Sweep removes, below each directory, the temporary and lock files that
 // writers killed mid-way left (a Write of toold that was SIGKILLed, or
@@ -71,6 +79,12 @@ func sweepDir(ctx context.Context, dir string, res *SweepResult) error {
 			return nil // an unreadable directory is skipped, not fatal
 		}
 		name := d.Name()
+		if legacyPattern.MatchString(name) {
+			if fi, err := d.Info(); err == nil && time.Since(fi.ModTime()) > legacyAge && root.Remove(p) == nil {
+				res.Temps++
+			}
+			return nil
+		}
 		key, temp := "", false
 		if m := tempPattern.FindStringSubmatch(name); m != nil {
 			key, temp = m[1], true

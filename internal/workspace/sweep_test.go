@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestSweep: temporary and lock files whose lock is free are removed;
@@ -24,12 +25,16 @@ func TestSweep(t *testing.T) {
 		"/.x.toold-tmp-notarandomsuffix":    true,  // not ours
 		"/.toold-tmp-0123456789ab":          true,  // no file name
 		"/sub/plain.toold-lock-not":         true,
+		"/.old.txt.toold-0123456789ab":      false, // an older toold's, an hour old
+		"/.new.txt.toold-0123456789ab":      true,  // an older toold's, maybe running
 	}
 	for name := range files {
 		if err := os.WriteFile(dir+name, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	old := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(dir+"/.old.txt.toold-0123456789ab", old, old)
 	w, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +55,8 @@ func TestSweep(t *testing.T) {
 			t.Errorf("%s: exists=%v, want %v", name, err == nil, keep)
 		}
 	}
-	if res.Temps != 2 || res.Locks != 1 || res.Busy != 2 {
-		t.Errorf("result %+v, want 2 temporary files and 1 lock file removed, 2 busy (a temporary file and its lock)", res)
+	if res.Temps != 3 || res.Locks != 1 || res.Busy != 2 {
+		t.Errorf("result %+v, want 3 temporary files and 1 lock file removed, 2 busy (a temporary file and its lock)", res)
 	}
 	fl.Unlock()
 	if _, err := os.Lstat(dir + "/.busy.txt.toold-lock"); err == nil {

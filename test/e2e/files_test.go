@@ -79,10 +79,7 @@ const staleText = "File has been modified since it was last read"
 
 // TestConcurrentEditsAcrossReplicas: two sessions, one on each of two
 // replicas sharing Redis and a workspace directory, change one file at
-// the same moment from the same read, 200 rounds for each kind of race.
-// In every round exactly one wins and the other is told to read the file
-// again; no change is lost. A write from a stale read never overwrites a
-// newer version.
+// the same moment from the same read (raceEdits).
 func TestConcurrentEditsAcrossReplicas(t *testing.T) {
 	rs := redistest.StartServer(t)
 	url := "redis://" + rs.Addr + "/0?max_retries=0"
@@ -97,34 +94,57 @@ func TestConcurrentEditsAcrossReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	ca, cb := dial(t, a.addr), dial(t, b.addr)
-	sa, sb := ca.session(t, ctx, ws).GetId(), cb.session(t, ctx, ws).GetId()
-	p := filepath.Join(ws, "shared.txt")
+	raceEdits(t, ctx, ws, ca, ca.session(t, ctx, ws).GetId(), cb, cb.session(t, ctx, ws).GetId())
+}
 
-	races := []struct {
-		name  string
-		input func(i, who int) (string, map[string]any, string)
-	}{
-		{"Edit vs Edit", func(i, who int) (string, map[string]any, string) {
-			mark := fmt.Sprintf("edit %d by %d", i, who)
-			return "Edit", map[string]any{"file_path": p, "old_string": fmt.Sprintf("line %d", who), "new_string": mark}, mark
-		}},
-		{"Write vs Write", func(i, who int) (string, map[string]any, string) {
-			mark := fmt.Sprintf("write %d by %d\n", i, who)
-			return "Write", map[string]any{"file_path": p, "content": mark}, mark
-		}},
+// TestConcurrentEditsMemoryStore: the same races between two sessions on
+// one toold with the memory store, run as a non-root toold (uid 10001)
+// when the tests run as root.
+func TestConcurrentEditsMemoryStore(t *testing.T) {
+	uid := -1
+	if os.Geteuid() == 0 {
+		uid = 10001
 	}
-	for _, race := range races {
+	d := startTooldAs(t, uid, "--rate-limit", "100000", "--rate-burst", "100000")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c := dial(t, d.addr)
+	first := c.session(t, ctx, "")
+	ws := first.GetWorkspace()
+	raceEdits(t, ctx, ws, c, first.GetId(), c, c.session(t, ctx, ws).GetId())
+}
+
+// raceEdits makes two sessions change one file at the same moment from
+// the same read, 200 rounds for each kind of race (Edit vs Edit, Write vs
+// Write, Edit vs Write). In every round exactly one wins and the other is
+// told to read the file again; no change is lost. A write from a stale
+// read never overwrites a newer version.
+func raceEdits(t *testing.T, ctx context.Context, ws string, ca *client, sa string, cb *client, sb string) {
+	p := filepath.Join(ws, "shared.txt")
+	edit := func(i, who int) (string, map[string]any, string) {
+		mark := fmt.Sprintf("edit %d by %d", i, who)
+		return "Edit", map[string]any{"file_path": p, "old_string": fmt.Sprintf("line %d", who), "new_string": mark}, mark
+	}
+	write := func(i, who int) (string, map[string]any, string) {
+		mark := fmt.Sprintf("write %d by %d\n", i, who)
+		return "Write", map[string]any{"file_path": p, "content": mark}, mark
+	}
+	type change func(i, who int) (string, map[string]any, string)
+	races := []struct {
+		name string
+		a, b change
+	}{{"Edit vs Edit", edit, edit}, {"Write vs Write", write, write}, {"Edit vs Write", edit, write}}
+	for n, race := range races {
 		lost := 0
 		for i := range 200 {
 			if err := os.WriteFile(p, []byte("line 0\nline 1\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			prefix := fmt.Sprintf("%s-%d", race.name[:4], i)
 			for j, c := range []struct {
 				c   *client
 				sid string
 			}{{ca, sa}, {cb, sb}} {
-				if r := c.c.call(t, ctx, c.sid, fmt.Sprintf("%s-read%d", prefix, j), "Read", map[string]any{"file_path": p}); r.GetIsError() {
+				if r := c.c.call(t, ctx, c.sid, fmt.Sprintf("r%d-%d-read%d", n, i, j), "Read", map[string]any{"file_path": p}); r.GetIsError() {
 					t.Fatalf("read: %s", text(r))
 				}
 			}
@@ -132,13 +152,13 @@ func TestConcurrentEditsAcrossReplicas(t *testing.T) {
 			var res [2]*tooldv1.ToolResult
 			var marks [2]string
 			start := make(chan struct{})
-			for who, c := range []*client{ca, cb} {
-				sid := []string{sa, sb}[who]
-				name, in, mark := race.input(i, who)
+			for who, ch := range []change{race.a, race.b} {
+				c, sid := []*client{ca, cb}[who], []string{sa, sb}[who]
+				name, in, mark := ch(i, who)
 				marks[who] = mark
 				wg.Go(func() {
 					<-start
-					res[who] = c.call(t, ctx, sid, fmt.Sprintf("%s-w%d", prefix, who), name, in)
+					res[who] = c.call(t, ctx, sid, fmt.Sprintf("r%d-%d-w%d", n, i, who), name, in)
 				})
 			}
 			close(start)
@@ -164,10 +184,12 @@ func TestConcurrentEditsAcrossReplicas(t *testing.T) {
 		}
 	}
 
-	// A Write from a stale read, on the other replica.
+	// A Write from a stale read, from the other session.
 	for i := range 50 {
-		os.WriteFile(p, []byte("v0\n"), 0o644)
 		id := fmt.Sprintf("stale-%d", i)
+		if err := os.WriteFile(p, []byte("v0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		ca.call(t, ctx, sa, id+"-ra", "Read", map[string]any{"file_path": p})
 		cb.call(t, ctx, sb, id+"-rb", "Read", map[string]any{"file_path": p})
 		if r := cb.call(t, ctx, sb, id+"-wb", "Write", map[string]any{"file_path": p, "content": "v1\n"}); r.GetIsError() {

@@ -35,6 +35,14 @@ var (
 
 const legacyAge = time.Hour
 
+// Reserved reports whether base is the name of a lock or temporary file
+// of the file tools. The tools do not write such names: a Write over a
+// lock file would break the lock it stands for, and the sweep removes
+// them.
+func Reserved(base string) bool {
+	return tempPattern.MatchString(base) || lockPattern.MatchString(base)
+}
+
 // Sweep removes, below each directory, the temporary and lock files that
 // writers killed mid-way left (a Write of toold that was SIGKILLed, or
 // whose replica died). A writer holds the lock of a file for the whole

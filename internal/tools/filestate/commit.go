@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/workspace"
@@ -20,6 +21,9 @@ import (
 // With create, the directories leading to a file that the call may create
 // are made first; without, a missing directory is a missing file.
 func Lock(ctx context.Context, t Target, create bool) (*workspace.FileLock, error) {
+	if name := filepath.Base(t.Real.Abs); workspace.Reserved(name) {
+		return nil, tool.Failf("Cannot write %s: names like %s are reserved for the lock and temporary files that guard writes. Choose another name.", t.Given.Abs, name)
+	}
 	if create {
 		if err := t.Real.MkdirParents(); err != nil {
 			return nil, AccessError(t.Given.Abs, err)

@@ -220,3 +220,24 @@ func names(t *testing.T, dir string) string {
 	})
 	return b.String()
 }
+
+// TestReservedNamesRefused: the tools do not write the names of lock and
+// temporary files, which would break a lock or be swept away.
+func TestReservedNamesRefused(t *testing.T) {
+	env, _, _ := tooltest.Env(t)
+	for _, name := range []string{".f.txt.toold-lock", ".f.txt.toold-tmp-0123456789ab"} {
+		for _, tc := range linkTools[1:2] {
+			_, err := tooltest.Run(t, tc.tool, env, tc.in(env.Cwd+"/"+name))
+			var te *tool.Error
+			if !errors.As(err, &te) || !strings.Contains(te.Msg, "reserved") {
+				t.Errorf("%s(%s) = %v", tc.name, name, err)
+			}
+			if _, err := os.Lstat(env.Cwd + "/" + name); err == nil {
+				t.Errorf("%s was written", name)
+			}
+		}
+	}
+	if _, err := tooltest.Run(t, write.New(), env, map[string]any{"file_path": env.Cwd + "/f.txt.toold-lock", "content": "x"}); err != nil {
+		t.Errorf("an ordinary name was refused: %v", err)
+	}
+}

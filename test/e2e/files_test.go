@@ -256,6 +256,31 @@ func TestHardLinksThroughTheAPI(t *testing.T) {
 					}
 				}
 			}
+			// Swapped in after a Read of a file with the very same content:
+			// the stamp's hash matches, the link count does not.
+			swap := filepath.Join(ws, "swap.txt")
+			if r := c.call(t, ctx, s.GetId(), "s-w", "Write", map[string]any{"file_path": swap, "content": "CANARY outside\n"}); r.GetIsError() {
+				t.Fatal(text(r))
+			}
+			if r := c.call(t, ctx, s.GetId(), "s-r", "Read", map[string]any{"file_path": swap}); r.GetIsError() {
+				t.Fatal(text(r))
+			}
+			if err := os.Link(canary, swap+".new"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(swap+".new", swap); err != nil {
+				t.Fatal(err)
+			}
+			for i, name := range []string{"Edit", "Write"} {
+				in := map[string]any{"file_path": swap, "old_string": "CANARY", "new_string": "PWNED"}
+				if name == "Write" {
+					in = map[string]any{"file_path": swap, "content": "PWNED\n"}
+				}
+				r := c.call(t, ctx, s.GetId(), fmt.Sprintf("s-%d", i), name, in)
+				if !r.GetIsError() || !strings.Contains(text(r), "hard links") || strings.Contains(text(r), "CANARY") {
+					t.Errorf("%s of a link swapped in after the Read: %v %q", name, r.GetIsError(), text(r))
+				}
+			}
 			r := c.call(t, ctx, s.GetId(), "g-dir", "Grep", map[string]any{"pattern": "CANARY", "output_mode": "content"})
 			if strings.Contains(text(r), "CANARY") {
 				t.Errorf("Grep over the workspace shows the linked file: %q", text(r))

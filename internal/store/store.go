@@ -89,8 +89,8 @@ func (s *Session) Clone() *Session {
 type FileStamp struct {
 	ModTime time.Time
 	Size    int64
-	// Hash is the hex SHA-256 of the content seen, or empty when the file
-	// was too large to hash.
+	// Hash is a hash of the content seen (opaque to the store), or empty
+	// when the file was too large to hash.
 	Hash string
 }
 

@@ -48,7 +48,7 @@ type SessionState interface {
 type FileStamp struct {
 	ModTime time.Time
 	Size    int64
-	// Hash is the hex SHA-256 of the content seen, when it was hashed
+	// Hash is a hash of the content seen, when it was hashed
 	// (files up to a size limit): a write compares it with the file's
 	// content under the file's lock, which two writes in one clock tick
 	// cannot fool as the modification time can. Empty: compare ModTime

@@ -186,6 +186,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer startSweeper(ctx, sessions, cfg.SweepInterval)()
+	go exec.SweepLeftovers(ctx, log, sessions.Root())
 	tools, err := server.NewToolService(reg, engine, sessions, cfg.MaxCallsPerRequest)
 	if err != nil {
 		return err

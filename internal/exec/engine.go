@@ -92,7 +92,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000)}
+	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000)}
 	e.leases = newLeases(e)
 	e.schemas = sch
 

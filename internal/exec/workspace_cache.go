@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"context"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -13,6 +15,7 @@ import (
 // change.
 type workspaceCache struct {
 	owner *workspace.Owner
+	log   *slog.Logger
 	mu    sync.Mutex
 	m     map[string]*wsEntry
 }
@@ -22,8 +25,8 @@ type wsEntry struct {
 	ws   *workspace.Workspace
 }
 
-func newWorkspaceCache(owner *workspace.Owner) *workspaceCache {
-	return &workspaceCache{owner: owner, m: make(map[string]*wsEntry)}
+func newWorkspaceCache(owner *workspace.Owner, log *slog.Logger) *workspaceCache {
+	return &workspaceCache{owner: owner, log: log, m: make(map[string]*wsEntry)}
 }
 
 func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
@@ -49,6 +52,10 @@ func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 	}
 	ws.SetOwner(c.owner)
 	c.m[s.ID] = &wsEntry{dirs: dirs, ws: ws}
+	// What writers killed mid-way left in the session's directories goes,
+	// in the background: the sweep takes each file's lock, so it never
+	// races a write.
+	go SweepLeftovers(context.Background(), c.log, ws.Dirs()...)
 	return ws, nil
 }
 
@@ -69,5 +76,17 @@ func (c *workspaceCache) closeAll() {
 	c.mu.Unlock()
 	for _, e := range m {
 		e.ws.Close()
+	}
+}
+
+// SweepLeftovers removes the temporary and lock files of writes that were
+// killed mid-way below dirs (workspace.Sweep), and logs what it did.
+func SweepLeftovers(ctx context.Context, log *slog.Logger, dirs ...string) {
+	res, err := workspace.Sweep(ctx, dirs...)
+	if err != nil && ctx.Err() == nil {
+		log.Warn("sweeping leftover temporary files failed", "dirs", dirs, "error", err)
+	}
+	if res.Temps+res.Locks > 0 || res.Cut {
+		log.Info("swept leftovers of interrupted writes", "dirs", dirs, "temporary_files", res.Temps, "lock_files", res.Locks, "in_progress", res.Busy, "cut_short", res.Cut)
 	}
 }

@@ -97,6 +97,9 @@ func (s *Session) Clone() *Session {
 type FileStamp struct {
 	ModTime time.Time
 	Size    int64
+	// Hash is a hash of the content seen (opaque to the store), or empty
+	// when the file was too large to hash.
+	Hash string
 }
 
 // Store is the state backend.

@@ -48,6 +48,12 @@ type SessionState interface {
 type FileStamp struct {
 	ModTime time.Time
 	Size    int64
+	// Hash is a hash of the content seen, when it was hashed
+	// (files up to a size limit): a write compares it with the file's
+	// content under the file's lock, which two writes in one clock tick
+	// cannot fool as the modification time can. Empty: compare ModTime
+	// and Size.
+	Hash string
 }
 
 // Progress receives a call's output while it runs. Implementations must be

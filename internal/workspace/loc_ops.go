@@ -1,9 +1,7 @@
 package workspace
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
+	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -22,10 +20,26 @@ func (l Loc) Lstat() (fs.FileInfo, error) {
 	return fi, l.wrap(err)
 }
 
-// Open opens the file for reading.
+// Open opens the file for reading. A regular file with more than one
+// hard link is refused (HardLinkError), so is one replaced while it was
+// being opened.
 func (l Loc) Open() (*os.File, error) {
+	f, _, err := l.OpenStat()
+	return f, err
+}
+
+// OpenStat is Open that also returns the open file's fstat.
+func (l Loc) OpenStat() (*os.File, fs.FileInfo, error) {
 	f, err := l.root.Open(l.Rel)
-	return f, l.wrap(err)
+	if err != nil {
+		return nil, nil, l.wrap(err)
+	}
+	fi, err := l.checkOpened(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 // ReadFile reads at most max bytes (max <= 0: all of it).
@@ -63,71 +77,22 @@ func (l Loc) MkdirAll(perm fs.FileMode) error {
 	return l.wrap(l.mkdirAll(l.Rel, perm))
 }
 
-// WriteFileAtomic replaces the file's content in one step: the data goes to
-// a temporary file in the same directory, is synced, and is renamed over the
-// target, so a reader or a crash sees the old file or the new one, never a
-// mix. A symlink is followed (inside the workspace) and its target written.
-// An existing file keeps its permission bits (and, with SetOwner, its
-// owner); a new one gets perm. Missing parent directories are created.
+// WriteFileAtomic replaces the file's content in one step under the
+// file's lock (see Lock and FileLock.WriteFile). A symlink is followed
+// (inside the workspace) and its target written. Missing parent
+// directories are created.
 func (l Loc) WriteFileAtomic(data []byte, perm fs.FileMode) error {
 	target, err := l.Resolve()
 	if err != nil {
 		return err
 	}
-	if parent := filepath.Dir(target.Rel); parent != "." {
-		if err := target.mkdirAll(parent, 0o755); err != nil {
-			return target.wrap(err)
-		}
+	if err := target.MkdirParents(); err != nil {
+		return err
 	}
-	fi, err := target.root.Stat(target.Rel)
-	if err == nil {
-		if fi.IsDir() {
-			return &os.PathError{Op: "write", Path: l.Abs, Err: errors.New("is a directory")}
-		}
-		perm = fi.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return target.wrap(err)
-	}
-	tmp := filepath.Join(filepath.Dir(target.Rel), "."+filepath.Base(target.Rel)+".toold-"+randomSuffix())
-	f, err := target.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	fl, err := target.Lock(context.Background())
 	if err != nil {
-		return target.wrap(err)
+		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			f.Close()
-			target.root.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return target.wrap(err)
-	}
-	// Before the chmod: a chown clears set-id bits.
-	if o := target.ownerFor(fi); o != nil {
-		if err := f.Chown(o.UID, o.GID); err != nil {
-			return target.wrap(err)
-		}
-	}
-	// The umask may have narrowed perm at create time.
-	if err := f.Chmod(perm); err != nil {
-		return target.wrap(err)
-	}
-	if err := f.Sync(); err != nil {
-		return target.wrap(err)
-	}
-	if err := f.Close(); err != nil {
-		return target.wrap(err)
-	}
-	if err := target.root.Rename(tmp, target.Rel); err != nil {
-		return target.wrap(err)
-	}
-	committed = true
-	return nil
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	defer fl.Unlock()
+	return fl.WriteFile(data, perm)
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Owner is the account that files and directories the file tools create
@@ -28,17 +27,16 @@ func (w *Workspace) SetOwner(o *Owner) {
 	w.owner = o
 }
 
-// ownerFor is the owner a file written at l must get: the replaced file's
-// when there is one, else the workspace's owner. Nil: no chown needed.
-func (l Loc) ownerFor(existing fs.FileInfo) *Owner {
+// ownerFor is the owner a file written at l must get: the replaced
+// file's (uid, gid) when exists, else the workspace's owner. Nil: no chown
+// needed.
+func (l Loc) ownerFor(exists bool, uid, gid int) *Owner {
 	o := l.ws.owner
 	if o == nil {
 		return nil
 	}
-	if existing != nil {
-		if st, ok := existing.Sys().(*syscall.Stat_t); ok {
-			o = &Owner{UID: int(st.Uid), GID: int(st.Gid)}
-		}
+	if exists {
+		o = &Owner{UID: uid, GID: gid}
 	}
 	if o.UID == os.Geteuid() && o.GID == os.Getegid() {
 		return nil

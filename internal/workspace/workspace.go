@@ -2,6 +2,11 @@
 // open goes through an os.Root, so `..`, absolute paths and symlinks cannot
 // lead outside, whatever the spelling; the lexical checks here only give the
 // model a clear message before the kernel-level check would refuse anyway.
+//
+// A regular file with several hard links is refused when opened (links.go);
+// writes replace a file by rename under a per-file lock that holds across
+// processes (lock.go, lock_write.go); Sweep removes what killed writers
+// left (sweep.go).
 package workspace
 
 import (

@@ -60,6 +60,7 @@ func (l *wireList) UnmarshalJSON(b []byte) error {
 type wireStamp struct {
 	ModTime string `json:"mtime"`
 	Size    int64  `json:"size"`
+	Hash    string `json:"hash,omitempty"`
 }
 
 func encodeTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -126,7 +127,7 @@ func etag(b []byte) string {
 }
 
 func encodeStamp(st store.FileStamp) (string, error) {
-	b, err := json.Marshal(wireStamp{ModTime: encodeTime(st.ModTime), Size: st.Size})
+	b, err := json.Marshal(wireStamp{ModTime: encodeTime(st.ModTime), Size: st.Size, Hash: st.Hash})
 	return string(b), err
 }
 
@@ -139,5 +140,5 @@ func decodeStamp(s string) (store.FileStamp, error) {
 	if err != nil {
 		return store.FileStamp{}, fmt.Errorf("decode stamp: %w", err)
 	}
-	return store.FileStamp{ModTime: t, Size: w.Size}, nil
+	return store.FileStamp{ModTime: t, Size: w.Size, Hash: w.Hash}, nil
 }

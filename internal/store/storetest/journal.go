@@ -166,7 +166,7 @@ func testFinish(t *testing.T, s store.Store) {
 	if len(evs) != 2 || st != store.CallRunning {
 		t.Fatalf("while running: %d events, %v", len(evs), st)
 	}
-	stamp := store.FileStamp{ModTime: time.Date(2026, 5, 6, 7, 8, 9, 1000, time.UTC), Size: 42}
+	stamp := store.FileStamp{ModTime: time.Date(2026, 5, 6, 7, 8, 9, 1000, time.UTC), Size: 42, Hash: sha("a.go")}
 	fx := store.Effects{Reads: map[string]store.FileStamp{"/ws/s1/a.go": stamp}, Cwd: "/ws/s1/sub"}
 	if err := s.FinishCall(ctx, r, "o1", []store.CallEvent{ev(3, "out"), final(4, "result")}, fx, times); err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func testFinish(t *testing.T, s store.Store) {
 		t.Fatalf("after seq 2: %+v", evs)
 	}
 	got, ok, err := s.ReadStamp(ctx, "s1", "/ws/s1/a.go")
-	if err != nil || !ok || !got.ModTime.Equal(stamp.ModTime) || got.Size != 42 {
+	if err != nil || !ok || !got.ModTime.Equal(stamp.ModTime) || got.Size != 42 || got.Hash != stamp.Hash {
 		t.Fatalf("effect stamp: %+v %v %v", got, ok, err)
 	}
 	sess, err := s.GetSession(ctx, "s1")
@@ -477,7 +477,7 @@ func testETag(t *testing.T, s store.Store) {
 func testCommit(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	mustCreate(t, s, sample("s1"))
-	stamp := store.FileStamp{ModTime: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC), Size: 3}
+	stamp := store.FileStamp{ModTime: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC), Size: 3, Hash: sha("f")}
 	res, err := s.CommitCall(ctx, ref("s1", "toolu_r"), "fr", etagOf(t, s, "s1"),
 		[]store.CallEvent{ev(1, "decision"), ev(2, "started"), final(3, "result")},
 		store.Effects{Reads: map[string]store.FileStamp{"/ws/s1/f": stamp}}, times)
@@ -488,7 +488,7 @@ func testCommit(t *testing.T, s store.Store) {
 	if st != store.CallDone || len(evs) != 3 || !evs[2].Final {
 		t.Fatalf("committed call: %d events, %v", len(evs), st)
 	}
-	if got, ok, _ := s.ReadStamp(ctx, "s1", "/ws/s1/f"); !ok || got.Size != 3 {
+	if got, ok, _ := s.ReadStamp(ctx, "s1", "/ws/s1/f"); !ok || got.Size != 3 || got.Hash != stamp.Hash {
 		t.Fatal("the committed call's stamp is missing")
 	}
 	// A retry of the committed call is answered from its record.

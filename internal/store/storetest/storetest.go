@@ -3,6 +3,8 @@ package storetest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -262,22 +264,30 @@ func testReadStamps(t *testing.T, s store.Store) {
 	if _, ok, err := s.ReadStamp(ctx, "s1", "/ws/s1/a"); err != nil || ok {
 		t.Fatalf("fresh session has a stamp: ok=%v err=%v", ok, err)
 	}
-	want := store.FileStamp{ModTime: time.Unix(1700000000, 123456789), Size: 42}
+	want := store.FileStamp{ModTime: time.Unix(1700000000, 123456789), Size: 42, Hash: sha("a")}
 	if err := s.RecordRead(ctx, "s1", "/ws/s1/a", want); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := s.ReadStamp(ctx, "s1", "/ws/s1/a")
-	if err != nil || !ok || !got.ModTime.Equal(want.ModTime) || got.Size != want.Size {
+	if err != nil || !ok || !got.ModTime.Equal(want.ModTime) || got.Size != want.Size || got.Hash != want.Hash {
 		t.Fatalf("ReadStamp = %+v %v %v, want %+v", got, ok, err, want)
 	}
+	// A stamp without a hash (a file too large to hash) replaces one
+	// with a hash whole: no old hash may survive to vouch for new content.
 	newer := store.FileStamp{ModTime: want.ModTime.Add(time.Second), Size: 43}
 	if err := s.RecordRead(ctx, "s1", "/ws/s1/a", newer); err != nil {
 		t.Fatal(err)
 	}
 	got, _, _ = s.ReadStamp(ctx, "s1", "/ws/s1/a")
-	if got.Size != 43 {
+	if got.Size != 43 || got.Hash != "" {
 		t.Errorf("stamp not replaced: %+v", got)
 	}
+}
+
+// sha is the hex SHA-256 of s, as file stamps carry it.
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }
 
 func testStampsPerSession(t *testing.T, s store.Store) {

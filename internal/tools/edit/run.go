@@ -9,6 +9,7 @@ import (
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
+	"github.com/toold/toold/internal/workspace"
 )
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
@@ -16,10 +17,17 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := t.Real.Stat()
+	// The check and the write happen under the file's lock, so that of
+	// two edits from the same read only one applies.
+	fl, err := filestate.Lock(ctx, t, c.in.OldString == "")
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Unlock()
+	fi, err := fl.Stat()
 	if errors.Is(err, fs.ErrNotExist) {
 		if c.in.OldString == "" {
-			return c.create(ctx, env, t)
+			return c.create(ctx, env, t, fl)
 		}
 		return nil, tool.Failf("File does not exist: %s.", t.Given.Abs)
 	}
@@ -36,16 +44,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, tool.Failf("%s is %d MiB; Edit only changes files up to %d MiB. Use Bash (for example sed) for larger files.",
 			t.Given.Abs, fi.Size()>>20, maxFileBytes>>20)
 	}
-	if err := filestate.CheckFresh(ctx, env, t, fi); err != nil {
-		return nil, err
-	}
-	content, err := t.Real.ReadFile(maxFileBytes + 1)
+	content, err := filestate.ReadFresh(ctx, env, t, fi, maxFileBytes)
 	if err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	if int64(len(content)) != fi.Size() {
-		// It changed between the check and the read.
-		return nil, tool.Failf(filestate.ModifiedMessage)
+		return nil, err
 	}
 
 	var ed filestate.Replaced
@@ -57,10 +58,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	} else if ed, err = filestate.Replace(content, c.in.OldString, c.in.NewString, c.in.ReplaceAll); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := c.commit(ctx, env, t, ed.Content); err != nil {
+	if err := filestate.Commit(ctx, env, t, fl, ed.Content); err != nil {
 		return nil, err
 	}
 
@@ -77,22 +75,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 }
 
 // create makes a new file from new_string (empty old_string, no file).
-func (c *call) create(ctx context.Context, env *tool.Env, t filestate.Target) (*tool.Result, error) {
-	if err := c.commit(ctx, env, t, []byte(c.in.NewString)); err != nil {
+func (c *call) create(ctx context.Context, env *tool.Env, t filestate.Target, fl *workspace.FileLock) (*tool.Result, error) {
+	if err := filestate.Commit(ctx, env, t, fl, []byte(c.in.NewString)); err != nil {
 		return nil, err
 	}
 	return tool.Text("File created successfully at: " + t.Given.Abs), nil
-}
-
-// commit writes content atomically and records the new version as read,
-// so that further edits need no new Read.
-func (c *call) commit(ctx context.Context, env *tool.Env, t filestate.Target, content []byte) error {
-	if err := t.Real.WriteFileAtomic(content, 0o644); err != nil {
-		return filestate.AccessError(t.Given.Abs, err)
-	}
-	fi, err := t.Real.Stat()
-	if err != nil {
-		return filestate.AccessError(t.Given.Abs, err)
-	}
-	return filestate.Record(ctx, env, t, fi)
 }

@@ -3,6 +3,13 @@
 // rule that keeps the model from overwriting a file it has not seen (or that
 // changed since), and the `cat -n` view of lines both Read and Edit print.
 //
+// A change of a file is a compare-and-swap (commit.go): under the file's
+// lock (workspace.Loc.Lock, which holds across sessions and replicas), the
+// content is checked against the stamp's hash of what the model read and
+// then replaced, so of two writers from one read exactly one wins. Files
+// with more than one hard link are neither read nor changed
+// (workspace.HardLinkError). docs/hard-links.md has the whole story.
+//
 // The key of a file in the session's read stamps is the Abs of its fully
 // resolved Loc (workspace.Loc.Resolve): one path per file whatever spelling
 // or symlink the model went through, so a Read of link.txt lets an Edit of

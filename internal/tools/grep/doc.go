@@ -14,6 +14,10 @@
 //   - the glob argument works as rg --glob: it overrides ignore files, a
 //     glob selects and "!glob" excludes; type works as rg --type;
 //   - symbolic links are neither followed nor searched (--no-follow);
+//   - files with more than one hard link are left out (another of their
+//     names may be outside the workspace): the built-in engine refuses
+//     them on the open descriptor, ripgrep's hits are filtered after it
+//     ran (docs/hard-links.md);
 //   - a file with a NUL byte in its first 64 KiB is binary and skipped; a
 //     later NUL stops the search at the end of the last buffer ripgrep
 //     had filled before it, and drops the file from counts, as ripgrep

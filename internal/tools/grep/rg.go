@@ -169,7 +169,58 @@ func (b *rgBackend) search(ctx context.Context, env *tool.Env, t *target, q *que
 	for _, h := range p.files {
 		r.hits = append(r.hits, h)
 	}
+	r.hits = singleLinked(t, r.hits)
 	return r, nil
+}
+
+// singleLinked drops the hits of files with more than one hard link.
+// ripgrep opens files itself, by name, so it reads a hard link whose other
+// name is outside the workspace; the built-in engine refuses such a file
+// on its open descriptor (dirfd.ErrHardLink), and so do the other file
+// tools. Here the check can only follow ripgrep's read: a link renamed
+// away between the two is missed (see docs/hard-links.md).
+func singleLinked(t *target, hits []*fileHit) []*fileHit {
+	fsys, err := t.dir.FS()
+	if err != nil {
+		return nil
+	}
+	root, err := dirfd.Open(fsys)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	dirs := map[string]dirfd.Dir{".": root}
+	defer func() {
+		for k, d := range dirs {
+			if k != "." && d != nil {
+				d.Close()
+			}
+		}
+	}()
+	var open func(dir string) dirfd.Dir
+	open = func(dir string) dirfd.Dir {
+		if d, ok := dirs[dir]; ok {
+			return d
+		}
+		var d dirfd.Dir
+		if parent := open(path.Dir(dir)); parent != nil {
+			d, _ = parent.OpenDir(path.Base(dir))
+		}
+		dirs[dir] = d
+		return d
+	}
+	return slices.DeleteFunc(hits, func(h *fileHit) bool {
+		name, dir := path.Base(h.rel), path.Dir(h.rel)
+		if h.rel == "" {
+			name, dir = t.file, "."
+		}
+		d := open(dir)
+		if d == nil {
+			return true
+		}
+		info, err := d.Lstat(name)
+		return err != nil || info.Links != 1
+	})
 }
 
 // rgFailure interprets ripgrep's exit: 0 found, 1 found nothing, 2 an

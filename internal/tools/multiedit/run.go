@@ -11,6 +11,7 @@ import (
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
+	"github.com/toold/toold/internal/workspace"
 )
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
@@ -18,7 +19,18 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	content, created, err := c.load(ctx, env, t)
+	// The check and the write happen under the file's lock, so that of
+	// two edits from the same read only one applies.
+	create := c.in.Edits[0].OldString == ""
+	if _, err := t.Real.Stat(); !create && errors.Is(err, fs.ErrNotExist) {
+		return nil, c.missing(t)
+	}
+	fl, err := filestate.Lock(ctx, t, create)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Unlock()
+	content, created, err := c.load(ctx, env, t, fl)
 	if err != nil {
 		return nil, err
 	}
@@ -26,18 +38,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := t.Real.WriteFileAtomic(res.content, 0o644); err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	// Record the new version as read, so further edits need no new Read.
-	fi, err := t.Real.Stat()
-	if err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	if err := filestate.Record(ctx, env, t, fi); err != nil {
+	if err := filestate.Commit(ctx, env, t, fl, res.content); err != nil {
 		return nil, err
 	}
 	return tool.Text(c.summary(t.Given.Abs, created, res)), nil
@@ -45,13 +46,13 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 
 // load returns the file's current content after the read-before-write
 // checks, or no content and created=true for a file the first edit creates.
-func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target) ([]byte, bool, error) {
-	fi, err := t.Real.Stat()
+func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target, fl *workspace.FileLock) ([]byte, bool, error) {
+	fi, err := fl.Stat()
 	if errors.Is(err, fs.ErrNotExist) {
 		if c.in.Edits[0].OldString == "" {
 			return nil, true, nil
 		}
-		return nil, false, tool.Failf("File does not exist: %s. To create it, make the first edit's old_string empty and give the content as its new_string.", t.Given.Abs)
+		return nil, false, c.missing(t)
 	}
 	if err != nil {
 		return nil, false, filestate.AccessError(t.Given.Abs, err)
@@ -65,18 +66,15 @@ func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target) ([]b
 		return nil, false, tool.Failf("%s is %d MiB; MultiEdit only changes files up to %d MiB. Use Bash (for example sed) for larger files.",
 			t.Given.Abs, fi.Size()>>20, maxFileBytes>>20)
 	}
-	if err := filestate.CheckFresh(ctx, env, t, fi); err != nil {
+	content, err := filestate.ReadFresh(ctx, env, t, fi, maxFileBytes)
+	if err != nil {
 		return nil, false, err
 	}
-	content, err := t.Real.ReadFile(maxFileBytes + 1)
-	if err != nil {
-		return nil, false, filestate.AccessError(t.Given.Abs, err)
-	}
-	if int64(len(content)) != fi.Size() {
-		// It changed between the check and the read.
-		return nil, false, tool.Failf(filestate.ModifiedMessage)
-	}
 	return content, false, nil
+}
+
+func (c *call) missing(t filestate.Target) error {
+	return tool.Failf("File does not exist: %s. To create it, make the first edit's old_string empty and give the content as its new_string.", t.Given.Abs)
 }
 
 // previewChars bounds each string quoted in the summary.

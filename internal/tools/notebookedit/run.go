@@ -13,7 +13,14 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := t.Real.Stat()
+	// The check and the write happen under the file's lock, so that of
+	// two edits from the same read only one applies.
+	fl, err := filestate.Lock(ctx, t, false)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Unlock()
+	fi, err := fl.Stat()
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
 	}
@@ -25,15 +32,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	case fi.Size() > maxFileBytes:
 		return nil, tool.Failf("%s is %d MiB; NotebookEdit only changes notebooks up to %d MiB.", t.Given.Abs, fi.Size()>>20, maxFileBytes>>20)
 	}
-	if err := filestate.CheckFresh(ctx, env, t, fi); err != nil {
-		return nil, err
-	}
-	data, err := t.Real.ReadFile(maxFileBytes + 1)
+	data, err := filestate.ReadFresh(ctx, env, t, fi, maxFileBytes)
 	if err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	if int64(len(data)) != fi.Size() {
-		return nil, tool.Failf(filestate.ModifiedMessage)
+		return nil, err
 	}
 	nb, err := parseNotebook(t.Given.Abs, data)
 	if err != nil {
@@ -47,17 +48,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := t.Real.WriteFileAtomic(out, 0o644); err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	// The model knows what it just wrote: a further edit needs no Read.
-	if fi, err = t.Real.Stat(); err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	if err := filestate.Record(ctx, env, t, fi); err != nil {
+	if err := filestate.Commit(ctx, env, t, fl, out); err != nil {
 		return nil, err
 	}
 	return tool.Text(msg), nil

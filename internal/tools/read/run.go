@@ -29,8 +29,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, err
 	}
 	// Stat before opening: opening a FIFO would block, a directory is an
-	// error of its own. The stamp is this Stat's, so a change between here
-	// and the read can only make a later write be refused, never allowed.
+	// error of its own.
 	fi, err := t.Real.Stat()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, missing(env, t)
@@ -44,13 +43,17 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, tool.Failf("%s is not a regular file (%s); only regular files can be read.", t.Given.Abs, fi.Mode().Type())
 	}
-	f, err := t.Real.Open()
+	// Open refuses a file with several hard links: one of its names may
+	// be outside the workspace.
+	f, ofi, err := t.Real.OpenStat()
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
 	}
 	defer f.Close()
-
-	br := bufio.NewReaderSize(f, bufferSize(fi.Size()))
+	// The stamp hashes the bytes read through this descriptor, the
+	// content the model sees.
+	hr := filestate.NewHasher(f)
+	br := bufio.NewReaderSize(hr, bufferSize(fi.Size()))
 	head, err := br.Peek(min(sniffLen, br.Size()))
 	whole := errors.Is(err, io.EOF)
 	if err != nil && !whole && !errors.Is(err, bufio.ErrBufferFull) {
@@ -61,7 +64,11 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := filestate.Record(ctx, env, t, fi); err != nil {
+	st, err := hr.Stamp(ofi)
+	if err != nil {
+		return nil, filestate.AccessError(t.Given.Abs, err)
+	}
+	if err := filestate.Record(ctx, env, t, st); err != nil {
 		return nil, err
 	}
 	return res, nil

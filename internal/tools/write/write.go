@@ -57,7 +57,14 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := t.Real.Stat()
+	// The check and the write happen under the file's lock, so that of
+	// two writers from the same read only one replaces the file.
+	fl, err := filestate.Lock(ctx, t, true)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Unlock()
+	fi, err := fl.Stat()
 	exists := err == nil
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -73,19 +80,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 			return nil, err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := t.Real.WriteFileAtomic(contentBytes(c.in.Content), 0o644); err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	// The model knows what it just wrote: record it, so an Edit may follow
-	// without a new Read.
-	fi, err = t.Real.Stat()
-	if err != nil {
-		return nil, filestate.AccessError(t.Given.Abs, err)
-	}
-	if err := filestate.Record(ctx, env, t, fi); err != nil {
+	if err := filestate.Commit(ctx, env, t, fl, contentBytes(c.in.Content)); err != nil {
 		return nil, err
 	}
 	if exists {

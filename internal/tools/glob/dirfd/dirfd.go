@@ -35,6 +35,9 @@ type Info struct {
 	Mode    fs.FileMode
 	Size    int64
 	ModTime time.Time
+	// Links is the number of hard links (0 where the system does not
+	// say).
+	Links uint64
 }
 
 // Dir is an open directory inside a workspace. It is not safe for
@@ -44,9 +47,10 @@ type Dir interface {
 	ReadDir() ([]Entry, error)
 	// OpenDir opens the subdirectory name. A symbolic link is refused.
 	OpenDir(name string) (Dir, error)
-	// OpenFile opens the regular file name for reading. Symbolic links and
-	// special files are refused, and opening never blocks (a FIFO put in
-	// place of a file fails).
+	// OpenFile opens the regular file name for reading. Symbolic links,
+	// special files and (on Linux) files with several hard links are
+	// refused, and opening never blocks (a FIFO put in place of a file
+	// fails).
 	OpenFile(name string) (File, error)
 	// ReadFile reads the regular file name, as OpenFile opens it, into
 	// buf[:0] (grown as needed).
@@ -98,6 +102,11 @@ func readFile(d Dir, name string, buf []byte) ([]byte, Info, error) {
 
 // ErrNotRegular is returned by OpenFile for anything but a regular file.
 var ErrNotRegular = errors.New("not a regular file")
+
+// ErrHardLink is returned by OpenFile (on Linux) for a file with more than
+// one hard link: another of its names may lie outside the workspace, so
+// its content is not read (see docs/hard-links.md).
+var ErrHardLink = errors.New("the file has more than one hard link")
 
 // errBadName guards the one-component invariant the package relies on.
 var errBadName = errors.New("dirfd: name must be a single path component")

@@ -154,6 +154,10 @@ func (d *fdDir) OpenFile(name string) (File, error) {
 		unix.Close(fd)
 		return nil, ErrNotRegular
 	}
+	if err := d.checkSingleLink(name, &st); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
 	return &fdFile{fd: fd, name: name, info: infoOf(&st)}, nil
 }
 
@@ -209,11 +213,27 @@ func (d *fdDir) Lstat(name string) (Info, error) {
 	return infoOf(&st), nil
 }
 
+// checkSingleLink refuses an open file (st, its fstat) with more than
+// one hard link, whose content may be an outside file's, and one that the
+// name no longer leads to: unlinking the inside name of a linked file
+// between the open and the fstat would leave it one link, the outside one.
+func (d *fdDir) checkSingleLink(name string, st *unix.Stat_t) error {
+	if st.Nlink > 1 {
+		return ErrHardLink
+	}
+	var now unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || now.Dev != st.Dev || now.Ino != st.Ino {
+		return ErrHardLink
+	}
+	return nil
+}
+
 func infoOf(st *unix.Stat_t) Info {
 	return Info{
 		Mode:    modeOf(st.Mode),
 		Size:    st.Size,
 		ModTime: time.Unix(st.Mtim.Unix()),
+		Links:   uint64(st.Nlink),
 	}
 }
 

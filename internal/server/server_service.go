@@ -78,8 +78,20 @@ func sandboxToProto(st sandbox.Status) *tooldv1.SandboxStatus {
 			MemoryMax:    l.MemoryMax,
 			PidsMax:      l.PidsMax,
 		},
-		Missing: st.Missing,
+		Missing:        st.Missing,
+		HiddenPaths:    st.Hidden,
+		HiddenEnforced: st.HiddenEnforced,
+		DeniedPorts:    ports(st.DeniedPorts),
+		PortsDenied:    st.PortsDenied,
 	}
+}
+
+func ports(ps []int) []int32 {
+	out := make([]int32, len(ps))
+	for i, p := range ps {
+		out[i] = int32(p)
+	}
+	return out
 }
 
 // clampInt64 converts an rlimit; RLIM_INFINITY does not fit and reads as

@@ -165,7 +165,17 @@ type SandboxStatus struct {
 	// The resource limits applied to commands.
 	Limits *SandboxLimits `protobuf:"bytes,15,opt,name=limits,proto3" json:"limits,omitempty"`
 	// What is missing, in words.
-	Missing       []string `protobuf:"bytes,16,rep,name=missing,proto3" json:"missing,omitempty"`
+	Missing []string `protobuf:"bytes,16,rep,name=missing,proto3" json:"missing,omitempty"`
+	// Paths no command may read or change: toold's credentials and
+	// configuration files, and --sandbox-hide.
+	HiddenPaths []string `protobuf:"bytes,17,rep,name=hidden_paths,json=hiddenPaths,proto3" json:"hidden_paths,omitempty"`
+	// Landlock keeps hidden_paths out of every command's reach.
+	HiddenEnforced bool `protobuf:"varint,18,opt,name=hidden_enforced,json=hiddenEnforced,proto3" json:"hidden_enforced,omitempty"`
+	// TCP ports no command may connect to, on any address: toold's own
+	// listeners, the store's, and --sandbox-deny-ports.
+	DeniedPorts []int32 `protobuf:"varint,19,rep,packed,name=denied_ports,json=deniedPorts,proto3" json:"denied_ports,omitempty"`
+	// Landlock enforces denied_ports (ABI 4 or newer).
+	PortsDenied   bool `protobuf:"varint,20,opt,name=ports_denied,json=portsDenied,proto3" json:"ports_denied,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -312,6 +322,34 @@ func (x *SandboxStatus) GetMissing() []string {
 	return nil
 }
 
+func (x *SandboxStatus) GetHiddenPaths() []string {
+	if x != nil {
+		return x.HiddenPaths
+	}
+	return nil
+}
+
+func (x *SandboxStatus) GetHiddenEnforced() bool {
+	if x != nil {
+		return x.HiddenEnforced
+	}
+	return false
+}
+
+func (x *SandboxStatus) GetDeniedPorts() []int32 {
+	if x != nil {
+		return x.DeniedPorts
+	}
+	return nil
+}
+
+func (x *SandboxStatus) GetPortsDenied() bool {
+	if x != nil {
+		return x.PortsDenied
+	}
+	return false
+}
+
 // SandboxLimits are the limits of one command; 0 means none.
 type SandboxLimits struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -422,7 +460,7 @@ const file_toold_v1_server_proto_rawDesc = "" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x14\n" +
 	"\x05store\x18\x02 \x01(\tR\x05store\x12\x12\n" +
 	"\x04auth\x18\x03 \x01(\tR\x04auth\x121\n" +
-	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\"\xd6\x03\n" +
+	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\"\xe8\x04\n" +
 	"\rSandboxStatus\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12!\n" +
 	"\flandlock_abi\x18\x02 \x01(\x05R\vlandlockAbi\x12\x1a\n" +
@@ -443,7 +481,11 @@ const file_toold_v1_server_proto_rawDesc = "" +
 	"\bpids_max\x18\r \x01(\bR\apidsMax\x12\x1c\n" +
 	"\tsubreaper\x18\x0e \x01(\bR\tsubreaper\x12/\n" +
 	"\x06limits\x18\x0f \x01(\v2\x17.toold.v1.SandboxLimitsR\x06limits\x12\x18\n" +
-	"\amissing\x18\x10 \x03(\tR\amissing\"\xe9\x01\n" +
+	"\amissing\x18\x10 \x03(\tR\amissing\x12!\n" +
+	"\fhidden_paths\x18\x11 \x03(\tR\vhiddenPaths\x12'\n" +
+	"\x0fhidden_enforced\x18\x12 \x01(\bR\x0ehiddenEnforced\x12!\n" +
+	"\fdenied_ports\x18\x13 \x03(\x05R\vdeniedPorts\x12!\n" +
+	"\fports_denied\x18\x14 \x01(\bR\vportsDenied\"\xe9\x01\n" +
 	"\rSandboxLimits\x12\x1f\n" +
 	"\vcpu_seconds\x18\x01 \x01(\x03R\n" +
 	"cpuSeconds\x12#\n" +

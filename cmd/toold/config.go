@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/server"
 )
 
 // config is every setting toold takes, parsed and checked before anything
@@ -58,6 +59,8 @@ type config struct {
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
+
+	Connections server.Connections
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -97,6 +100,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
 	mcpF := addMCPFlags(fs)
+	connF := addConnectionFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
@@ -152,6 +156,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.Audit, err = auditF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Connections, err = connF.config(); err != nil {
 		return nil, err
 	}
 	cfg.DrainDelay = *drainDelay

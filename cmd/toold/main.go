@@ -195,8 +195,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return defs
 	}
 	opts := server.Options{Logger: log, TracerProvider: tel.Tracer, MeterProvider: tel.Meter,
-		Info:     server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
-		AuthMode: string(cfg.Auth.Mode),
+		Info:        server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
+		AuthMode:    string(cfg.Auth.Mode),
+		Connections: cfg.Connections,
 	}
 	// Authentication, TLS and rate limits; the limiter stops after the
 	// server and before the store (deferred calls run in reverse).

@@ -56,6 +56,9 @@ type Options struct {
 	// auth field (none, token, mtls or jwt; empty: none).
 	Info     ServerInfo
 	AuthMode string
+	// Connections: the connection age that rebalances clients
+	// (connection_age.go).
+	Connections Connections
 }
 
 // New builds the gRPC server with health and reflection registered. The
@@ -97,18 +100,14 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		// Orchestrators hold long Execute streams and may ping while idle;
 		// allow pings every 10 s, with or without a stream.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-		grpc.KeepaliveParams(keepalive.ServerParameters{
-			MaxConnectionIdle: 30 * time.Minute,
-			Time:              2 * time.Minute,
-			Timeout:           20 * time.Second,
-		}),
+		grpc.KeepaliveParams(opts.Connections.keepaliveParams()),
 	)...)
 	tooldv1.RegisterSessionServiceServer(srv, sessions)
 	tooldv1.RegisterToolServiceServer(srv, tools)
 	tooldv1.RegisterServerServiceServer(srv, newServerService(opts.Info, opts.AuthMode))
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
-	for _, name := range []string{"", tooldv1.SessionService_ServiceDesc.ServiceName, tooldv1.ToolService_ServiceDesc.ServiceName, tooldv1.ServerService_ServiceDesc.ServiceName} {
+	for _, name := range []string{"", tooldv1.SessionService_ServiceDesc.ServiceName, tooldv1.ToolService_ServiceDesc.ServiceName, tooldv1.ServerService_ServiceDesc.ServiceName, LivenessService} {
 		hs.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
 	}
 	reflection.Register(srv)

@@ -980,3 +980,25 @@ func TestDevRedisIsClosed(t *testing.T) {
 		}
 	}
 }
+
+// The headless Service for client-side balancing resolves to toold's ready
+// pods on the gRPC port.
+func TestHeadlessServiceComponent(t *testing.T) {
+	r := byName(renderings(t), allComponents)
+	svc := r.service("toold-headless")
+	if svc == nil {
+		t.Fatal("no Service toold-headless with components/headless-service")
+	}
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("clusterIP %q, want None (headless)", svc.Spec.ClusterIP)
+	}
+	if svc.Spec.PublishNotReadyAddresses {
+		t.Error("publishes replicas that are not ready (a store outage would not take them out of DNS)")
+	}
+	if !selects(svc.Spec.Selector, r.toold(t).Spec.Template.Labels) {
+		t.Errorf("selector %v does not select toold's pods", svc.Spec.Selector)
+	}
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort != intstr.FromString("grpc") {
+		t.Errorf("ports %+v, want the gRPC port alone", svc.Spec.Ports)
+	}
+}

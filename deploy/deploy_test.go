@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/server"
 )
 
 // rendering is one kustomization's output, every object decoded strictly
@@ -39,6 +40,7 @@ type rendering struct {
 	statefulSets []appsv1.StatefulSet
 	services     []corev1.Service
 	configMaps   []corev1.ConfigMap
+	secrets      []corev1.Secret
 	pvcs         []corev1.PersistentVolumeClaim
 	netpols      []networkingv1.NetworkPolicy
 	hpas         []autoscalingv2.HorizontalPodAutoscaler
@@ -135,7 +137,7 @@ func (r *rendering) add(apiVersion, kind string, data []byte) error {
 	var dst any
 	want := map[string]string{
 		"Deployment": "apps/v1", "StatefulSet": "apps/v1", "Service": "v1",
-		"ConfigMap": "v1", "PersistentVolumeClaim": "v1",
+		"ConfigMap": "v1", "Secret": "v1", "PersistentVolumeClaim": "v1",
 		"NetworkPolicy": "networking.k8s.io/v1", "HorizontalPodAutoscaler": "autoscaling/v2",
 		"PodDisruptionBudget": "policy/v1",
 	}[kind]
@@ -158,6 +160,9 @@ func (r *rendering) add(apiVersion, kind string, data []byte) error {
 	case "ConfigMap":
 		r.configMaps = append(r.configMaps, corev1.ConfigMap{})
 		dst = &r.configMaps[len(r.configMaps)-1]
+	case "Secret":
+		r.secrets = append(r.secrets, corev1.Secret{})
+		dst = &r.secrets[len(r.secrets)-1]
 	case "PersistentVolumeClaim":
 		r.pvcs = append(r.pvcs, corev1.PersistentVolumeClaim{})
 		dst = &r.pvcs[len(r.pvcs)-1]
@@ -433,7 +438,31 @@ func TestTooldDeployment(t *testing.T) {
 				if p.GRPC.Port != probePort {
 					t.Errorf("%s probe port %d, want %d", name, p.GRPC.Port, probePort)
 				}
+				// Readiness follows the store; liveness and startup ask
+				// only whether the process is alive, so that a store
+				// outage does not restart every replica.
+				want := server.LivenessService
+				if name == "readiness" {
+					want = ""
+				}
+				got := ""
+				if p.GRPC.Service != nil {
+					got = *p.GRPC.Service
+				}
+				if got != want {
+					t.Errorf("%s probe asks health service %q, want %q", name, got, want)
+				}
 			}
+
+			// Connections age out, so that clients rebalance onto
+			// replicas added later; running streams get a grace period.
+			if age := duration(t, flags, "max-connection-age", server.DefaultMaxConnectionAge); age <= 0 {
+				t.Errorf("--max-connection-age %v: clients never rebalance", age)
+			}
+			if grace := duration(t, flags, "max-connection-age-grace", server.DefaultMaxConnectionAgeGrace); grace <= 0 {
+				t.Errorf("--max-connection-age-grace %v cuts running streams", grace)
+			}
+			checkReplicas(t, r, d)
 
 			// Termination: the grace period covers the preStop delay, the
 			// drain and toold's shutdown, with room left.
@@ -652,10 +681,7 @@ func allowsPort(ports []networkingv1.NetworkPolicyPort, proto corev1.Protocol, p
 // egressTo reports whether some egress rule of the policy toold lets toold
 // reach port on pods with the given labels (nil: anywhere).
 func egressTo(r *rendering, labels map[string]string, port int32) bool {
-	for _, np := range r.netpols {
-		if np.Name != "toold" {
-			continue
-		}
+	for _, np := range tooldPolicies(r) {
 		for _, rule := range np.Spec.Egress {
 			if !allowsPort(rule.Ports, corev1.ProtocolTCP, port) {
 				continue
@@ -733,8 +759,12 @@ func TestProdOverlayScalesWithExternalRedis(t *testing.T) {
 	if redisURL == nil || redisURL.ValueFrom == nil || (redisURL.ValueFrom.SecretKeyRef == nil && redisURL.ValueFrom.ConfigMapKeyRef == nil) {
 		t.Errorf("TOOLD_REDIS_URL %+v, want it from a Secret or ConfigMap", redisURL)
 	}
-	if !egressTo(r, nil, 6379) {
-		t.Error("the NetworkPolicy does not let toold reach Redis on 6379")
+	// The default Redis peer: pods labelled app.kubernetes.io/name=redis
+	// in toold's namespace, until the operator names theirs.
+	for _, p := range []int32{6379, 6380} {
+		if !egressTo(r, map[string]string{"app.kubernetes.io/name": "redis"}, p) {
+			t.Errorf("no NetworkPolicy lets toold reach pods app.kubernetes.io/name=redis on %d", p)
+		}
 	}
 
 	if len(r.hpas) != 1 {
@@ -804,5 +834,171 @@ func TestDockerfile(t *testing.T) {
 	uid, _, _ := strings.Cut(user, ":")
 	if n, err := strconv.Atoi(uid); err != nil || n == 0 {
 		t.Errorf("USER %q: want a numeric non-root uid", user)
+	}
+}
+
+// tooldPolicies are the NetworkPolicies that select toold's pods: they add
+// up, so every one of them decides where toold may go.
+func tooldPolicies(r *rendering) []networkingv1.NetworkPolicy {
+	var out []networkingv1.NetworkPolicy
+	labels := map[string]string{"app.kubernetes.io/name": "toold"}
+	for _, np := range r.netpols {
+		if selects(np.Spec.PodSelector.MatchLabels, labels) {
+			out = append(out, np)
+		}
+	}
+	return out
+}
+
+// checkReplicas: a Deployment that an HPA scales has no replica count of
+// its own in the rendering, or every `kubectl apply -k` puts it back.
+func checkReplicas(t *testing.T, r *rendering, d *appsv1.Deployment) {
+	t.Helper()
+	for _, hpa := range r.hpas {
+		if ref := hpa.Spec.ScaleTargetRef; ref.Kind == "Deployment" && ref.Name == d.Name && d.Spec.Replicas != nil {
+			t.Errorf("Deployment %s sets replicas %d although HPA %s owns the count", d.Name, *d.Spec.Replicas, hpa.Name)
+		}
+	}
+}
+
+// redisPorts are the ports a Redis deployment answers on: plain, TLS (as
+// managed services offer it), Sentinel.
+var redisPorts = []int32{6379, 6380, 26379}
+
+// No policy on toold's pods opens the Redis ports to every address: each
+// rule that allows one names its peers, none of them the whole internet.
+func TestRedisEgressIsNarrow(t *testing.T) {
+	for _, r := range renderings(t) {
+		t.Run(r.name, func(t *testing.T) {
+			for _, np := range tooldPolicies(r) {
+				for _, rule := range np.Spec.Egress {
+					for _, p := range redisPorts {
+						if !allowsPort(rule.Ports, corev1.ProtocolTCP, p) {
+							continue
+						}
+						if len(rule.To) == 0 {
+							t.Errorf("NetworkPolicy %s: an egress rule opens port %d to every address", np.Name, p)
+						}
+						for _, to := range rule.To {
+							if to.IPBlock != nil {
+								if _, n, err := net.ParseCIDR(to.IPBlock.CIDR); err != nil {
+									t.Errorf("NetworkPolicy %s: ipBlock %q: %v", np.Name, to.IPBlock.CIDR, err)
+								} else if ones, _ := n.Mask.Size(); ones == 0 {
+									t.Errorf("NetworkPolicy %s: port %d open to %s", np.Name, p, to.IPBlock.CIDR)
+								}
+							}
+							if to.NamespaceSelector != nil && to.PodSelector == nil && len(to.NamespaceSelector.MatchLabels) == 0 && len(to.NamespaceSelector.MatchExpressions) == 0 {
+								t.Errorf("NetworkPolicy %s: port %d open to every namespace", np.Name, p)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// The dev Redis answers only toold's pods, and only with the password of
+// a Secret of the rendering, which toold's --redis-url carries.
+func TestDevRedisIsClosed(t *testing.T) {
+	r := byName(renderings(t), "overlays/dev")
+	redis := r.statefulSets[0]
+	rc := redis.Spec.Template.Spec.Containers[0]
+	tooldPod := r.toold(t).Spec.Template
+
+	// Ingress: a policy on the Redis pods admits toold's pods alone.
+	var ingress *networkingv1.NetworkPolicy
+	for i, np := range r.netpols {
+		if selects(np.Spec.PodSelector.MatchLabels, redis.Spec.Template.Labels) && slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) {
+			ingress = &r.netpols[i]
+		}
+	}
+	if ingress == nil {
+		t.Fatal("no ingress NetworkPolicy on the Redis pods")
+	}
+	if len(ingress.Spec.Ingress) == 0 {
+		t.Error("the Redis policy admits nothing, not even toold")
+	}
+	for _, rule := range ingress.Spec.Ingress {
+		if len(rule.From) == 0 {
+			t.Errorf("a Redis ingress rule admits every source: %+v", rule)
+		}
+		for _, from := range rule.From {
+			if from.IPBlock != nil || from.NamespaceSelector != nil || from.PodSelector == nil || !selects(from.PodSelector.MatchLabels, tooldPod.Labels) {
+				t.Errorf("Redis admits %+v, not only toold's pods", from)
+			}
+		}
+	}
+
+	// The password: a Secret of the rendering, a value that fits a URL
+	// unescaped.
+	secretEnv := func(c corev1.Container, name string) (string, string, int) {
+		for i, e := range c.Env {
+			if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+				return e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key, i
+			}
+		}
+		return "", "", -1
+	}
+	secName, key, _ := secretEnv(rc, "REDIS_PASSWORD")
+	if secName == "" {
+		t.Fatal("Redis has no REDIS_PASSWORD from a Secret")
+	}
+	var password string
+	for _, s := range r.secrets {
+		if s.Name == secName {
+			password = string(s.Data[key])
+		}
+	}
+	if len(password) < 16 || strings.Trim(password, "0123456789abcdefABCDEF") != "" {
+		t.Errorf("password in Secret %s key %s: %d characters, want at least 16 hex digits (it goes into a URL)", secName, key, len(password))
+	}
+	if !slices.Contains(rc.Args, "--requirepass") || !slices.Contains(rc.Args, "$(REDIS_PASSWORD)") {
+		t.Errorf("Redis args %q do not require the password", rc.Args)
+	}
+	if n, _, _ := secretEnv(rc, "REDISCLI_AUTH"); n != secName {
+		t.Error("redis-cli (the readiness probe) does not get the password")
+	}
+
+	// toold: the same Secret, expanded into the URL by kubelet, which
+	// expands only variables defined before.
+	c := tooldPod.Spec.Containers[0]
+	tn, tk, at := secretEnv(c, "REDIS_PASSWORD")
+	if tn != secName || tk != key {
+		t.Fatalf("toold's REDIS_PASSWORD from %s/%s, want %s/%s", tn, tk, secName, key)
+	}
+	u, err := url.Parse(tooldFlags(t, c)["redis-url"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := u.User.Password(); p != "$(REDIS_PASSWORD)" {
+		t.Errorf("--redis-url password %q, want $(REDIS_PASSWORD)", p)
+	}
+	for i, e := range c.Env {
+		if e.Name == "TOOLD_REDIS_URL" && i < at {
+			t.Error("TOOLD_REDIS_URL comes before REDIS_PASSWORD: kubelet would not expand it")
+		}
+	}
+}
+
+// The headless Service for client-side balancing resolves to toold's ready
+// pods on the gRPC port.
+func TestHeadlessServiceComponent(t *testing.T) {
+	r := byName(renderings(t), allComponents)
+	svc := r.service("toold-headless")
+	if svc == nil {
+		t.Fatal("no Service toold-headless with components/headless-service")
+	}
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("clusterIP %q, want None (headless)", svc.Spec.ClusterIP)
+	}
+	if svc.Spec.PublishNotReadyAddresses {
+		t.Error("publishes replicas that are not ready (a store outage would not take them out of DNS)")
+	}
+	if !selects(svc.Spec.Selector, r.toold(t).Spec.Template.Labels) {
+		t.Errorf("selector %v does not select toold's pods", svc.Spec.Selector)
+	}
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort != intstr.FromString("grpc") {
+		t.Errorf("ports %+v, want the gRPC port alone", svc.Spec.Ports)
 	}
 }

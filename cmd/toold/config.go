@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/server"
 )
 
 // config is every setting toold takes, parsed and checked before anything
@@ -62,6 +63,8 @@ type config struct {
 	Telemetry telemetryConfig
 	Audit     auditConfig
 	Limits    limitsConfig
+
+	Connections server.Connections
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -101,6 +104,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
 	mcpF := addMCPFlags(fs)
+	connF := addConnectionFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
 	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
@@ -162,6 +166,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	}
 	cfg.StreamKeepalive = *keepalive
 	if cfg.Limits, err = limitsF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Connections, err = connF.config(); err != nil {
 		return nil, err
 	}
 	cfg.DrainDelay = *drainDelay

@@ -72,6 +72,7 @@ func newHooks(cfg *config, log *slog.Logger) (*hooks.Runner, error) {
 			log.Warn("hooks of this event never run in toold", "event", ev, "why", hooks.InertReason(ev), "settings", cfg.Settings)
 		}
 	}
+	warnSettings(cfg.Settings, settings, log)
 	r, err := hooks.New(hooks.Options{
 		Settings:              settings,
 		ReadWorkspaceSettings: cfg.Hooks.WorkspaceSettings,

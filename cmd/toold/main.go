@@ -202,6 +202,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		StreamKeepalive: cfg.StreamKeepalive,
 		MaxRecvMsgSize:  cfg.Limits.MaxRequestBytes,
 		InputLimits:     cfg.Limits.Input,
+		Connections:     cfg.Connections,
 	}
 	// Authentication, TLS and rate limits; the limiter stops after the
 	// server and before the store (deferred calls run in reverse).

@@ -154,7 +154,7 @@ func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Han
 }
 
 func (e *Engine) recordDenial(ctx context.Context, c *Call) {
-	e.cfg.Telemetry.Denial(ctx, c.ToolName(), "user")
+	e.cfg.Telemetry.Denial(ctx, c.metricTool(), "user")
 	a := e.cfg.Ask
 	if _, err := e.cfg.Store.RecordDenial(context.WithoutCancel(ctx), c.Session.ID, a.Now(), a.DenialWindow); err != nil {
 		e.cfg.Logger.Error("recording a denial failed", "session_id", c.Session.ID, "error", err)

@@ -22,6 +22,7 @@ func (e *Engine) validateStage() Interceptor {
 	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
 		sctx, st := e.cfg.Telemetry.Start(ctx, telemetry.StageValidate, c.Name, c.ToolUseID)
 		res, err := next(sctx, c)
+		st.SetTool(c.metricTool())
 		st.End(sctx, errKind(err))
 		return res, err
 	}
@@ -31,7 +32,7 @@ func (e *Engine) validateStage() Interceptor {
 // exit code and error kind; a Bash run counts as a running process.
 func (e *Engine) toolStage() Interceptor {
 	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
-		name := c.ToolName()
+		name := c.metricTool()
 		sctx, st := e.cfg.Telemetry.Start(ctx, telemetry.StageTool, name, c.ToolUseID)
 		if name == "Bash" {
 			defer e.cfg.Telemetry.ProcessStarted(ctx, "bash")()
@@ -53,7 +54,7 @@ func (e *Engine) toolStage() Interceptor {
 
 // policyStage opens the policy span; decided closes it.
 func (e *Engine) policyStage(ctx context.Context, c *Call) (context.Context, telemetry.Stage) {
-	return e.cfg.Telemetry.Start(ctx, telemetry.StagePolicy, c.ToolName(), c.ToolUseID)
+	return e.cfg.Telemetry.Start(ctx, telemetry.StagePolicy, c.metricTool(), c.ToolUseID)
 }
 
 // decided records the decision the call got: on the policy span, in the
@@ -68,7 +69,7 @@ func (e *Engine) decided(ctx context.Context, st telemetry.Stage, c *Call, dec p
 		st.SetAttributes(telemetry.AttrBehavior.String(b), telemetry.AttrRule.String(dec.Rule), telemetry.AttrSource.String(dec.Source))
 	}
 	st.End(ctx, "")
-	e.cfg.Telemetry.Decision(ctx, c.ToolName(), b, dec.Source)
+	e.cfg.Telemetry.Decision(ctx, c.metricTool(), b, dec.Source)
 	if e.cfg.OnDecision != nil {
 		e.cfg.OnDecision(ctx, c, dec)
 	}
@@ -78,7 +79,7 @@ func (e *Engine) decided(ctx context.Context, st telemetry.Stage, c *Call, dec p
 // commit) in a span and counts the finished call by outcome, unless
 // commit says the call will run again.
 func (e *Engine) persisted(ctx context.Context, c *Call, res *tool.Result, commit func(context.Context) bool) {
-	sctx, st := e.cfg.Telemetry.Start(ctx, telemetry.StagePersist, c.ToolName(), c.ToolUseID)
+	sctx, st := e.cfg.Telemetry.Start(ctx, telemetry.StagePersist, c.metricTool(), c.ToolUseID)
 	final := commit(sctx)
 	st.End(sctx, "")
 	if !final {
@@ -88,7 +89,7 @@ func (e *Engine) persisted(ctx context.Context, c *Call, res *tool.Result, commi
 	if res.IsError {
 		outcome = res.Kind.String()
 	}
-	e.cfg.Telemetry.Call(ctx, c.ToolName(), outcome)
+	e.cfg.Telemetry.Call(ctx, c.metricTool(), outcome)
 }
 
 // hookRan records a hook run's duration.
@@ -102,6 +103,17 @@ func (e *Engine) storeFailed(ctx context.Context, op string, err error) {
 	if err != nil && errors.Is(err, store.ErrUnavailable) {
 		e.cfg.Telemetry.StoreError(ctx, op)
 	}
+}
+
+// metricTool is the call's tool label in metrics: its canonical name once
+// the lookup found it (a built-in tool or one of the session's), else
+// telemetry.UnknownTool. Only known names become series, so callers
+// cannot grow the metrics by sending made-up names.
+func (c *Call) metricTool() string {
+	if c.Tool != nil {
+		return c.Def.Name
+	}
+	return telemetry.UnknownTool
 }
 
 // errKind names an error the way results do ("" for none).

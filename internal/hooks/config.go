@@ -41,6 +41,13 @@ type Config struct {
 	// operator's settings it keeps workspace hooks from running even where
 	// reading workspace settings is on.
 	AllowManagedHooksOnly bool
+	// Warnings name, one line each with the file and path, the hooks of the
+	// settings that toold cannot run (an http, prompt, agent or mcp_tool
+	// hook, a powershell command), which are left out, and documented
+	// handler keys it does not apply. They are not errors: a team's
+	// settings file carries them for Claude Code, and toold says so at
+	// start.
+	Warnings []string
 }
 
 // Group is one matcher and its handlers.
@@ -163,9 +170,11 @@ func readSettings(f *os.File, origin string) (*Config, error) {
 // and "allowManagedHooksOnly" belong to other packages and are ignored.
 // Inside "hooks" everything must be understood: an unknown event, key or
 // handler type, a matcher that does not compile, an `if` rule that does not
-// parse, a handler type toold cannot run (http, prompt, agent, mcp_tool) is
-// an error naming where it is, because the operator would otherwise believe
-// a gate in force that is not.
+// parse is an error naming where it is, because the operator would
+// otherwise believe a gate in force that is not. A hook of a type Claude
+// Code runs and toold cannot (http, prompt, agent, mcp_tool, a powershell
+// command) is not an error: it is left out and listed in Config.Warnings,
+// for the operator to read at start.
 func ParseSettings(data []byte, origin string) (*Config, error) {
 	fail := func(path, format string, args ...any) (*Config, error) {
 		return nil, &ConfigError{Origin: origin, Path: path, Reason: fmt.Sprintf(format, args...)}
@@ -212,7 +221,7 @@ func ParseSettings(data []byte, origin string) (*Config, error) {
 		if !ev.fired() && InertReason(ev) == "" {
 			return fail(path, "unknown hook event (toold fires %s)", eventList())
 		}
-		groups, err := parseGroups(ev, events[name], path, origin)
+		groups, err := parseGroups(ev, events[name], path, origin, &cfg.Warnings)
 		if err != nil {
 			return nil, err
 		}
@@ -225,23 +234,26 @@ func ParseSettings(data []byte, origin string) (*Config, error) {
 	return cfg, nil
 }
 
-func parseGroups(ev Event, raw json.RawMessage, path, origin string) ([]*Group, error) {
+func parseGroups(ev Event, raw json.RawMessage, path, origin string, warnings *[]string) ([]*Group, error) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
 		return nil, &ConfigError{Origin: origin, Path: path, Reason: "must be an array of matcher groups"}
 	}
 	groups := make([]*Group, 0, len(items))
 	for i, item := range items {
-		g, err := parseGroup(ev, item, fmt.Sprintf("%s[%d]", path, i), origin)
+		g, err := parseGroup(ev, item, fmt.Sprintf("%s[%d]", path, i), origin, warnings)
 		if err != nil {
 			return nil, err
 		}
-		groups = append(groups, g)
+		if g != nil {
+			groups = append(groups, g)
+		}
 	}
 	return groups, nil
 }
 
-func parseGroup(ev Event, raw json.RawMessage, path, origin string) (*Group, error) {
+// parseGroup returns nil for a group whose every hook was skipped.
+func parseGroup(ev Event, raw json.RawMessage, path, origin string, warnings *[]string) (*Group, error) {
 	fail := func(sub, format string, args ...any) (*Group, error) {
 		return nil, &ConfigError{Origin: origin, Path: path + sub, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -277,27 +289,46 @@ func parseGroup(ev Event, raw json.RawMessage, path, origin string) (*Group, err
 	if err := json.Unmarshal(handlers, &items); err != nil || items == nil {
 		return fail(".hooks", "must be an array of hooks")
 	}
+	left := 0
 	for i, item := range items {
-		h, err := parseHandler(ev, item, fmt.Sprintf("%s.hooks[%d]", path, i), origin)
+		h, why, err := parseHandler(ev, item, fmt.Sprintf("%s.hooks[%d]", path, i), origin)
 		if err != nil {
 			return nil, err
 		}
+		*warnings = append(*warnings, why...)
+		if h == nil {
+			left++
+			continue
+		}
 		g.Hooks = append(g.Hooks, h)
+	}
+	if left > 0 && len(g.Hooks) == 0 {
+		return nil, nil
 	}
 	return g, nil
 }
 
 // handlerKeys are the keys each handler type accepts. Keys Claude Code
 // documents for handler types toold does not run are not listed: those
-// types are refused as a whole.
+// hooks are skipped as a whole.
 var handlerKeys = map[string][]string{
-	"command": {"type", "command", "args", "shell", "timeout", "if", "statusMessage", "async", "once"},
+	"command": {"type", "command", "args", "shell", "timeout", "if", "statusMessage", "async", "asyncRewake", "once"},
 	"grpc":    {"type", "endpoint", "insecure", "caFile", "serverName", "headers", "timeout", "if", "statusMessage", "async", "once"},
 }
 
-func parseHandler(ev Event, raw json.RawMessage, path, origin string) (*Handler, error) {
-	fail := func(sub, format string, args ...any) (*Handler, error) {
-		return nil, &ConfigError{Origin: origin, Path: path + sub, Reason: fmt.Sprintf(format, args...)}
+// unrunnableTypes are the handler types Claude Code runs and toold cannot:
+// they need a model (prompt, agent), an MCP client (mcp_tool) or are an
+// HTTP call toold does not make.
+var unrunnableTypes = []string{"http", "prompt", "agent", "mcp_tool"}
+
+// parseHandler returns the handler, or nil and why when toold skips it
+// (why also carries documented keys it accepts and does not apply).
+func parseHandler(ev Event, raw json.RawMessage, path, origin string) (*Handler, []string, error) {
+	fail := func(sub, format string, args ...any) (*Handler, []string, error) {
+		return nil, nil, &ConfigError{Origin: origin, Path: path + sub, Reason: fmt.Sprintf(format, args...)}
+	}
+	skip := func(format string, args ...any) (*Handler, []string, error) {
+		return nil, []string{fmt.Sprintf("%s: %s: skipped, not run by toold: %s", origin, path, fmt.Sprintf(format, args...))}, nil
 	}
 	fields, ok := object(raw)
 	if !ok {
@@ -311,17 +342,32 @@ func parseHandler(ev Event, raw json.RawMessage, path, origin string) (*Handler,
 	if err != nil {
 		return fail(".type", "%s", err)
 	}
-	switch t {
-	case "command", "grpc":
+	switch {
+	case t == "command", t == "grpc":
 		h.Type = t
-	case "http", "prompt", "agent", "mcp_tool":
-		return fail(".type", "%q hooks are not supported by toold (it runs \"command\" and \"grpc\" hooks)", t)
+	case slices.Contains(unrunnableTypes, t):
+		return skip("%q hooks need what toold does not have (it runs \"command\" and \"grpc\" hooks); this hook is not in force", t)
 	default:
 		return fail(".type", "unknown hook type %q (toold runs \"command\" and \"grpc\" hooks)", t)
 	}
+	var unused []string
 	for _, k := range sortedKeys(fields) {
 		if !slices.Contains(handlerKeys[t], k) {
 			return fail("."+k, "unknown key for a %q hook (known: %s)", t, strings.Join(handlerKeys[t], ", "))
+		}
+		if k == "shell" {
+			if sh, err := strictjson.String(fields[k]); err == nil && sh == "powershell" {
+				return skip("a powershell command (toold runs command hooks with bash); this hook is not in force")
+			}
+		}
+		if k == "asyncRewake" {
+			// Waking the model is the orchestrator's business; toold runs
+			// the hook as written otherwise.
+			if _, err := boolValue(fields[k]); err != nil {
+				return fail("."+k, "%s", err)
+			}
+			unused = append(unused, fmt.Sprintf("%s: %s.asyncRewake: not applied by toold (it has no model to wake)", origin, path))
+			continue
 		}
 		if err := h.set(k, fields[k]); err != nil {
 			return fail("."+k, "%s", err)
@@ -343,7 +389,7 @@ func parseHandler(ev Event, raw json.RawMessage, path, origin string) (*Handler,
 			return fail(".if", "%s", err)
 		}
 	}
-	return h, nil
+	return h, unused, nil
 }
 
 func (h *Handler) set(k string, v json.RawMessage) error {
@@ -456,6 +502,7 @@ func Merge(base, extra *Config) *Config {
 			out.Groups[ev] = append(out.Groups[ev], gs...)
 		}
 		out.Inert = append(out.Inert, base.Inert...)
+		out.Warnings = append(out.Warnings, base.Warnings...)
 	}
 	if extra == nil || extra.DisableAllHooks || out.AllowManagedHooksOnly {
 		return out
@@ -464,5 +511,6 @@ func Merge(base, extra *Config) *Config {
 		out.Groups[ev] = append(out.Groups[ev], gs...)
 	}
 	out.Inert = append(out.Inert, extra.Inert...)
+	out.Warnings = append(out.Warnings, extra.Warnings...)
 	return out
 }

@@ -70,16 +70,15 @@ func TestConfigErrorsNameThePath(t *testing.T) {
 		{`{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "x"}, {"type": "command", "command": "y", "timeout": "30"}]}]}}`, "hooks.PostToolUse[0].hooks[1].timeout", "number of seconds"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`, "hooks.PreToolUse[0].hooks[0].timeout", "more than 0"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "comand": "x"}]}]}}`, "hooks.PreToolUse[0].hooks[0].comand", "unknown key"},
-		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "http://x"}]}]}}`, "hooks.PreToolUse[0].hooks[0].type", "not supported by toold"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "shell", "command": "x"}]}]}}`, "hooks.PreToolUse[0].hooks[0].type", "unknown hook type"},
-		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "shell": "powershell"}]}]}}`, "hooks.PreToolUse[0].hooks[0].shell", "not supported"},
+		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "shell": "zsh"}]}]}}`, "hooks.PreToolUse[0].hooks[0].shell", "not supported"},
+		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "asyncRewake": 1}]}]}}`, "hooks.PreToolUse[0].hooks[0].asyncRewake", "true or false"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "async": "yes"}]}]}}`, "hooks.PreToolUse[0].hooks[0].async", "true or false"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "if": "Bash(rm *"}]}]}}`, "hooks.PreToolUse[0].hooks[0].if", "parenthes"},
 		{`{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "x", "if": "Bash(rm *)"}]}]}}`, "hooks.SessionStart[0].hooks[0].if", "tool events only"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "grpc"}]}]}}`, "hooks.PreToolUse[0].hooks[0].endpoint", "missing"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "grpc", "endpoint": "x:1", "command": "y"}]}]}}`, "hooks.PreToolUse[0].hooks[0].command", "unknown key for a \"grpc\" hook"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "grpc", "endpoint": "x:1", "insecure": true, "caFile": "/ca.pem"}]}]}}`, "hooks.PreToolUse[0].hooks[0].caFile", "insecure"},
-		{`{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}}`, "hooks.Stop[0].hooks[0].type", "not supported"},
 	}
 	for _, c := range cases {
 		_, err := ParseSettings([]byte(c.doc), "s.json")

@@ -124,8 +124,9 @@ func (in *input) bashParts(a *shell.Analysis) Decision {
 	}
 	if len(pending) == 0 {
 		out.Reason = "every command is allowed"
+		out.Rule, out.Source = allowedBy(out.Parts)
 		if len(out.Parts) == 1 {
-			out.Reason, out.Rule, out.Source = out.Parts[0].Reason, out.Parts[0].Rule, out.Parts[0].Source
+			out.Reason = out.Parts[0].Reason
 		}
 		return out
 	}
@@ -133,6 +134,29 @@ func (in *input) bashParts(a *shell.Analysis) Decision {
 	d := in.ask(Decision{Reason: "needs approval: " + strings.Join(pending, "; "), Source: "rules", Suggestions: suggestions})
 	d.Parts = parts
 	return d
+}
+
+// allowedBy names what allowed a line whose every command is allowed: the
+// parts' one source when they agree (readOnly for `ls && cat f`), else the
+// first part that a rule allowed, whose rule and source decided more than
+// the built-in read-only set did. A decision always has a source.
+func allowedBy(parts []Part) (rule, source string) {
+	if len(parts) == 0 {
+		return "", "readOnly"
+	}
+	same := true
+	for _, p := range parts[1:] {
+		same = same && p.Source == parts[0].Source && p.Rule == parts[0].Rule
+	}
+	if same {
+		return parts[0].Rule, parts[0].Source
+	}
+	for _, p := range parts {
+		if p.Rule != "" {
+			return p.Rule, p.Source
+		}
+	}
+	return parts[0].Rule, parts[0].Source
 }
 
 func (in *input) part(c *shell.Command, q Query) Part {

@@ -62,6 +62,9 @@ type Options struct {
 	// StreamKeepalive is how long an Execute or Attach stream may stay
 	// silent before it carries a keepalive event (zero: never).
 	StreamKeepalive time.Duration
+	// Connections: the connection age that rebalances clients
+	// (connection_age.go).
+	Connections Connections
 }
 
 // New builds the gRPC server with health and reflection registered. The
@@ -105,11 +108,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		// Orchestrators hold long Execute streams and may ping while idle;
 		// allow pings every 10 s, with or without a stream.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-		grpc.KeepaliveParams(keepalive.ServerParameters{
-			MaxConnectionIdle: 30 * time.Minute,
-			Time:              2 * time.Minute,
-			Timeout:           20 * time.Second,
-		}),
+		grpc.KeepaliveParams(opts.Connections.keepaliveParams()),
 	)...)
 	sessions.log, tools.log, tools.keepalive = opts.Logger, opts.Logger, opts.StreamKeepalive
 	tooldv1.RegisterSessionServiceServer(srv, sessions)
@@ -117,7 +116,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 	tooldv1.RegisterServerServiceServer(srv, newServerService(opts.Info, opts.AuthMode))
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
-	for _, name := range []string{"", tooldv1.SessionService_ServiceDesc.ServiceName, tooldv1.ToolService_ServiceDesc.ServiceName, tooldv1.ServerService_ServiceDesc.ServiceName} {
+	for _, name := range []string{"", tooldv1.SessionService_ServiceDesc.ServiceName, tooldv1.ToolService_ServiceDesc.ServiceName, tooldv1.ServerService_ServiceDesc.ServiceName, LivenessService} {
 		hs.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
 	}
 	reflection.Register(srv)

@@ -29,6 +29,11 @@ const (
 	StagePersist  = "persist"
 )
 
+// UnknownTool is the tool label of every call whose name is neither a
+// built-in tool nor one of its session's: names come from callers, and a
+// label per made-up name would grow the metrics without bound.
+const UnknownTool = "unknown"
+
 // Attribute keys of toold's spans.
 const (
 	AttrTool      = attribute.Key("toold.tool")
@@ -75,7 +80,7 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) *Recorder {
 	r.calls, _ = m.Int64Counter("toold.calls", metric.WithDescription("Tool calls finished, by tool and outcome (ok or the error kind)."))
 	r.stage, _ = m.Float64Histogram("toold.stage.duration", metric.WithUnit("s"), secondBuckets, metric.WithDescription("Time spent in each stage of a tool call."))
 	r.decisions, _ = m.Int64Counter("toold.decisions", metric.WithDescription("Permission decisions, by behavior and source."))
-	r.denials, _ = m.Int64Counter("toold.denials", metric.WithDescription("Calls denied, by tool and by who denied (a rule's source, user, timeout)."))
+	r.denials, _ = m.Int64Counter("toold.denials", metric.WithDescription("Calls denied, by tool and by who denied: a rule's settings source (policySettings, flagSettings, projectSettings, userSettings, localSettings, cliArg, session), hook, denialTracking, or user (a permission request refused or unanswered)."))
 	r.hooks, _ = m.Float64Histogram("toold.hook.duration", metric.WithUnit("s"), secondBuckets, metric.WithDescription("Hook run time, by event and status."))
 	r.processes, _ = m.Int64UpDownCounter("toold.processes.running", metric.WithDescription("Commands running now, by kind."))
 	r.storeErrors, _ = m.Int64Counter("toold.store.errors", metric.WithDescription("Failed state store operations, by operation."))
@@ -122,6 +127,11 @@ func (s Stage) SetAttributes(kv ...attribute.KeyValue) {
 		s.span.SetAttributes(kv...)
 	}
 }
+
+// SetTool changes the tool label of the stage's latency sample (the span
+// keeps the name it was opened with): the validate stage opens before the
+// name is looked up.
+func (s *Stage) SetTool(tool string) { s.tool = tool }
 
 // End closes the stage. errKind, when not empty, marks the span as failed
 // with that error kind.

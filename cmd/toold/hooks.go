@@ -60,19 +60,21 @@ func (f *hooksFlags) config() (hooksConfig, error) {
 // newHooks builds the hook runner from the hooks block of the operator's
 // settings file. A block that does not parse stops toold (exit 2): the
 // operator would otherwise believe a gate in force that is not.
-func newHooks(cfg *config, log *slog.Logger) (*hooks.Runner, error) {
+//
+// The lines it returns say what of the settings file is not applied.
+func newHooks(cfg *config, log *slog.Logger) (*hooks.Runner, []string, error) {
 	var settings *hooks.Config
 	if cfg.Settings != "" {
 		s, err := hooks.ParseSettingsFile(cfg.Settings)
 		if err != nil {
-			return nil, configError{err}
+			return nil, nil, configError{err}
 		}
 		settings = s
 		for _, ev := range s.Inert {
 			log.Warn("hooks of this event never run in toold", "event", ev, "why", hooks.InertReason(ev), "settings", cfg.Settings)
 		}
 	}
-	warnSettings(cfg.Settings, settings, log)
+	warnings := warnSettings(cfg.Settings, settings, log)
 	r, err := hooks.New(hooks.Options{
 		Settings:              settings,
 		ReadWorkspaceSettings: cfg.Hooks.WorkspaceSettings,
@@ -86,9 +88,9 @@ func newHooks(cfg *config, log *slog.Logger) (*hooks.Runner, error) {
 		OnAsync: func(rep hooks.Report) { exec.RecordHookRun(context.Background(), log, rep, slog.Bool("async", true)) },
 	})
 	if err != nil {
-		return nil, configError{err}
+		return nil, nil, configError{err}
 	}
-	return r, nil
+	return r, warnings, nil
 }
 
 // hookLifecycle fires SessionStart and SessionEnd for the session manager.

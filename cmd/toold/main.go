@@ -130,7 +130,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return configError{err}
 	}
-	hookRunner, err := newHooks(cfg, log)
+	hookRunner, settingsWarnings, err := newHooks(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return defs
 	}
 	opts := server.Options{Logger: log, TracerProvider: tel.Tracer, MeterProvider: tel.Meter,
-		Info:            server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox},
+		Info:            server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox, SettingsWarnings: settingsWarnings},
 		AuthMode:        string(cfg.Auth.Mode),
 		StreamKeepalive: cfg.StreamKeepalive,
 		MaxRecvMsgSize:  cfg.Limits.MaxRequestBytes,

@@ -26,7 +26,7 @@ func TestTeamSettingsFileStartsToold(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	r, err := newHooks(cfg, log)
+	r, warnings, err := newHooks(cfg, log)
 	if err != nil {
 		t.Fatalf("toold would exit 2: %v", err)
 	}
@@ -65,6 +65,17 @@ func TestTeamSettingsFileStartsToold(t *testing.T) {
 	}
 	if strings.Contains(out, "hooks.PreToolUse[0].hooks[0]:") {
 		t.Errorf("the command hook is reported as skipped:\n%s", out)
+	}
+	// GetServerInfo gets the same lines: the ignored keys first, then one
+	// per skipped hook.
+	all := strings.Join(warnings, "\n")
+	if len(warnings) < 2 || !strings.HasPrefix(warnings[0], "ignored keys: ") || !strings.Contains(warnings[0], "someFutureSetting") {
+		t.Errorf("warnings for GetServerInfo = %q", warnings)
+	}
+	for _, p := range []string{"hooks.PreToolUse[0].hooks[1]", "hooks.Stop[0].hooks[0]"} {
+		if !strings.Contains(all, p+":") {
+			t.Errorf("the warnings for GetServerInfo do not name %s: %q", p, warnings)
+		}
 	}
 }
 

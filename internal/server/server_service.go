@@ -16,6 +16,9 @@ type ServerInfo struct {
 	Store string
 	// Sandbox reports the protections probed at start; nil reports none.
 	Sandbox SandboxReporter
+	// SettingsWarnings say what of the operator's settings file is not
+	// applied (skipped hooks, ignored keys).
+	SettingsWarnings []string
 }
 
 // SandboxReporter is the sandbox launcher, as far as the server needs it.
@@ -43,7 +46,8 @@ func newServerService(info ServerInfo, authMode string) *serverService {
 }
 
 func (s *serverService) GetServerInfo(context.Context, *tooldv1.GetServerInfoRequest) (*tooldv1.GetServerInfoResponse, error) {
-	out := &tooldv1.GetServerInfoResponse{Version: s.info.Version, Store: s.info.Store, Auth: s.auth}
+	out := &tooldv1.GetServerInfoResponse{Version: s.info.Version, Store: s.info.Store, Auth: s.auth,
+		SettingsWarnings: s.info.SettingsWarnings}
 	if s.info.Sandbox != nil {
 		out.Sandbox = sandboxToProto(s.info.Sandbox.Status())
 	} else {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,11 +56,16 @@ func TestGetServerInfo(t *testing.T) {
 		Mode: sandbox.ModeBestEffort, LandlockABI: 7, Landlock: true, Network: true,
 		UserSwitch: true, User: "nobody", UID: 65534, GID: 65534,
 		Cgroup: true, CgroupDir: "/sys/fs/cgroup/toold", PidsMax: true,
-		Limits:  sandbox.Limits{OpenFiles: 65536, Processes: 4096, FileSize: 16 << 30, PidsMax: 4096, CPUSeconds: ^uint64(0)},
-		Missing: []string{"cgroup limits: no memory controller"},
+		Limits:         sandbox.Limits{OpenFiles: 65536, Processes: 4096, FileSize: 16 << 30, PidsMax: 4096, CPUSeconds: ^uint64(0)},
+		Missing:        []string{"cgroup limits: no memory controller"},
+		Hidden:         []string{"/etc/toold/tokens/tokens"},
+		HiddenEnforced: true,
+		DeniedPorts:    []int{50051, 6379},
+		PortsDenied:    true,
 	}
 	c := serveInfo(t, server.Options{
-		Info:     server.ServerInfo{Version: "v1.2.3", Store: "redis", Sandbox: fixedSandbox(status)},
+		Info: server.ServerInfo{Version: "v1.2.3", Store: "redis", Sandbox: fixedSandbox(status),
+			SettingsWarnings: []string{"ignored keys: model"}},
 		AuthMode: "token",
 	})
 	got, err := c.GetServerInfo(ctx(t), &tooldv1.GetServerInfoRequest{})
@@ -82,6 +88,13 @@ func TestGetServerInfo(t *testing.T) {
 	}
 	if len(sb.GetMissing()) != 1 || !strings.Contains(sb.GetMissing()[0], "memory controller") {
 		t.Errorf("missing = %q", sb.GetMissing())
+	}
+	if !slices.Equal(sb.GetHiddenPaths(), []string{"/etc/toold/tokens/tokens"}) || !sb.GetHiddenEnforced() ||
+		!slices.Equal(sb.GetDeniedPorts(), []int32{50051, 6379}) || !sb.GetPortsDenied() {
+		t.Errorf("reach = %v %v %v %v", sb.GetHiddenPaths(), sb.GetHiddenEnforced(), sb.GetDeniedPorts(), sb.GetPortsDenied())
+	}
+	if !slices.Equal(got.GetSettingsWarnings(), []string{"ignored keys: model"}) {
+		t.Errorf("settings warnings = %q", got.GetSettingsWarnings())
 	}
 }
 

@@ -68,9 +68,13 @@ type GetServerInfoResponse struct {
 	// The authentication mode: none, token, mtls or jwt.
 	Auth string `protobuf:"bytes,3,opt,name=auth,proto3" json:"auth,omitempty"`
 	// What confines commands.
-	Sandbox       *SandboxStatus `protobuf:"bytes,4,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Sandbox *SandboxStatus `protobuf:"bytes,4,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// What of the operator's --settings file toold does not apply, one line
+	// each: hooks of types it cannot run (skipped), top-level keys it does
+	// not read (ignored). Empty when everything applies.
+	SettingsWarnings []string `protobuf:"bytes,6,rep,name=settings_warnings,json=settingsWarnings,proto3" json:"settings_warnings,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *GetServerInfoResponse) Reset() {
@@ -127,6 +131,13 @@ func (x *GetServerInfoResponse) GetAuth() string {
 func (x *GetServerInfoResponse) GetSandbox() *SandboxStatus {
 	if x != nil {
 		return x.Sandbox
+	}
+	return nil
+}
+
+func (x *GetServerInfoResponse) GetSettingsWarnings() []string {
+	if x != nil {
+		return x.SettingsWarnings
 	}
 	return nil
 }
@@ -455,12 +466,13 @@ var File_toold_v1_server_proto protoreflect.FileDescriptor
 const file_toold_v1_server_proto_rawDesc = "" +
 	"\n" +
 	"\x15toold/v1/server.proto\x12\btoold.v1\"\x16\n" +
-	"\x14GetServerInfoRequest\"\x8e\x01\n" +
+	"\x14GetServerInfoRequest\"\xbb\x01\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x14\n" +
 	"\x05store\x18\x02 \x01(\tR\x05store\x12\x12\n" +
 	"\x04auth\x18\x03 \x01(\tR\x04auth\x121\n" +
-	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\"\xe8\x04\n" +
+	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\x12+\n" +
+	"\x11settings_warnings\x18\x06 \x03(\tR\x10settingsWarnings\"\xe8\x04\n" +
 	"\rSandboxStatus\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12!\n" +
 	"\flandlock_abi\x18\x02 \x01(\x05R\vlandlockAbi\x12\x1a\n" +

@@ -188,37 +188,10 @@ func singleLinked(t *target, hits []*fileHit) []*fileHit {
 	if err != nil {
 		return nil
 	}
-	defer root.Close()
-	dirs := map[string]dirfd.Dir{".": root}
-	defer func() {
-		for k, d := range dirs {
-			if k != "." && d != nil {
-				d.Close()
-			}
-		}
-	}()
-	var open func(dir string) dirfd.Dir
-	open = func(dir string) dirfd.Dir {
-		if d, ok := dirs[dir]; ok {
-			return d
-		}
-		var d dirfd.Dir
-		if parent := open(path.Dir(dir)); parent != nil {
-			d, _ = parent.OpenDir(path.Base(dir))
-		}
-		dirs[dir] = d
-		return d
-	}
+	dirs := newDirCache(root)
+	defer dirs.close()
 	return slices.DeleteFunc(hits, func(h *fileHit) bool {
-		name, dir := path.Base(h.rel), path.Dir(h.rel)
-		if h.rel == "" {
-			name, dir = t.file, "."
-		}
-		d := open(dir)
-		if d == nil {
-			return true
-		}
-		info, err := d.Lstat(name)
+		info, err := dirs.lstat(h.rel, t.file)
 		return err != nil || info.Links != 1
 	})
 }
@@ -399,35 +372,11 @@ func (s *stamper) work(q chan *fileHit) {
 		}
 		return
 	}
-	dirs := map[string]dirfd.Dir{".": root}
-	defer func() {
-		for _, d := range dirs {
-			if d != nil {
-				d.Close()
-			}
-		}
-	}()
-	var open func(dir string) dirfd.Dir
-	open = func(dir string) dirfd.Dir {
-		if d, ok := dirs[dir]; ok {
-			return d
-		}
-		var d dirfd.Dir
-		if parent := open(path.Dir(dir)); parent != nil {
-			d, _ = parent.OpenDir(path.Base(dir))
-		}
-		dirs[dir] = d
-		return d
-	}
+	dirs := newDirCache(root)
+	defer dirs.close()
 	for h := range q {
-		name, dir := path.Base(h.rel), path.Dir(h.rel)
-		if h.rel == "" {
-			name, dir = s.t.file, "."
-		}
-		if d := open(dir); d != nil {
-			if info, err := d.Lstat(name); err == nil {
-				h.mtime = info.ModTime.UnixNano()
-			}
+		if info, err := dirs.lstat(h.rel, s.t.file); err == nil {
+			h.mtime = info.ModTime.UnixNano()
 		}
 	}
 }

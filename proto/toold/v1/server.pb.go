@@ -68,9 +68,13 @@ type GetServerInfoResponse struct {
 	// The authentication mode: none, token, mtls or jwt.
 	Auth string `protobuf:"bytes,3,opt,name=auth,proto3" json:"auth,omitempty"`
 	// What confines commands.
-	Sandbox       *SandboxStatus `protobuf:"bytes,4,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Sandbox *SandboxStatus `protobuf:"bytes,4,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// The Claude Code release whose tool results and permission decisions
+	// toold follows (the version its conformance fixtures were recorded
+	// from), e.g. "2.1.332".
+	ClaudeCodeVersion string `protobuf:"bytes,5,opt,name=claude_code_version,json=claudeCodeVersion,proto3" json:"claude_code_version,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *GetServerInfoResponse) Reset() {
@@ -129,6 +133,13 @@ func (x *GetServerInfoResponse) GetSandbox() *SandboxStatus {
 		return x.Sandbox
 	}
 	return nil
+}
+
+func (x *GetServerInfoResponse) GetClaudeCodeVersion() string {
+	if x != nil {
+		return x.ClaudeCodeVersion
+	}
+	return ""
 }
 
 // SandboxStatus says which protections commands run under.
@@ -417,12 +428,13 @@ var File_toold_v1_server_proto protoreflect.FileDescriptor
 const file_toold_v1_server_proto_rawDesc = "" +
 	"\n" +
 	"\x15toold/v1/server.proto\x12\btoold.v1\"\x16\n" +
-	"\x14GetServerInfoRequest\"\x8e\x01\n" +
+	"\x14GetServerInfoRequest\"\xbe\x01\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x14\n" +
 	"\x05store\x18\x02 \x01(\tR\x05store\x12\x12\n" +
 	"\x04auth\x18\x03 \x01(\tR\x04auth\x121\n" +
-	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\"\xd6\x03\n" +
+	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\x12.\n" +
+	"\x13claude_code_version\x18\x05 \x01(\tR\x11claudeCodeVersion\"\xd6\x03\n" +
 	"\rSandboxStatus\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12!\n" +
 	"\flandlock_abi\x18\x02 \x01(\x05R\vlandlockAbi\x12\x1a\n" +

@@ -24,7 +24,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LISTEN ?= 127.0.0.1:50051
 RUN_ARGS ?=
 
-.PHONY: all build run test fuzz proto proto-check lint tools deps bench clean
+.PHONY: all build run test fuzz proto proto-check lint tools deps bench clean conformance conformance-record
 
 all: build
 
@@ -116,6 +116,38 @@ $(VALIDATE_PROTO): go.mod
 
 $(MCP_FS_SERVER):
 	npm install --silent --no-audit --no-fund --prefix $(CURDIR)/.deps @modelcontextprotocol/server-filesystem@$(MCP_FS_VERSION)
+
+## conformance: compare toold with the recorded Claude Code fixtures (part of make test too)
+conformance:
+	$(GO) test -count=1 ./test/conformance
+
+# The Claude Code release the fixtures come from: the one constant in
+# internal/claudecode. The oracle (shared/oracle/oracle.py beside the
+# checkout, or ORACLE=...) installs it with npm into .oracle/ on demand.
+CLAUDE_CODE_VERSION := $(shell sed -n 's/^const Version = "\(.*\)"$$/\1/p' internal/claudecode/version.go)
+ORACLE ?= $(firstword $(wildcard $(CURDIR)/../shared/oracle/oracle.py $(CURDIR)/../../shared/oracle/oracle.py))
+ORACLE_PREFIX := $(CURDIR)/.oracle/cli-$(CLAUDE_CODE_VERSION)
+CONFORMANCE_OUT := $(CURDIR)/.oracle/conformance
+CONFORMANCE_JOBS ?= 2
+CONFORMANCE_DENY := Denied by the oracle host.
+
+## conformance-record: re-record the fixtures with the pinned Claude Code (needs npm; opt-in)
+conformance-record:
+	@[ -n "$(ORACLE)" ] || { echo "oracle.py not found: make conformance-record ORACLE=path/to/oracle.py"; exit 1; }
+	@[ -n "$(CLAUDE_CODE_VERSION)" ] || { echo "no Version in internal/claudecode/version.go"; exit 1; }
+	@$(ORACLE_PREFIX)/node_modules/.bin/claude --version 2>/dev/null | grep -q '^$(CLAUDE_CODE_VERSION) ' || \
+		python3 $(ORACLE) setup --version $(CLAUDE_CODE_VERSION) --prefix $(ORACLE_PREFIX)
+	python3 $(ORACLE) cc --cases test/conformance/cases.json --out $(CONFORMANCE_OUT) \
+		--claude $(ORACLE_PREFIX)/node_modules/.bin/claude --jobs $(CONFORMANCE_JOBS)
+	python3 $(ORACLE) cc --cases test/conformance/host_cases.json --out $(CONFORMANCE_OUT) --name cc-host \
+		--claude $(ORACLE_PREFIX)/node_modules/.bin/claude --jobs $(CONFORMANCE_JOBS) \
+		--host-prompts deny --deny-message "$(CONFORMANCE_DENY)"
+	python3 test/conformance/record.py --oracle $(ORACLE) --version $(CLAUDE_CODE_VERSION) \
+		--cases test/conformance/cases.json --results $(CONFORMANCE_OUT)/cc.json --fixture test/conformance/expected.json
+	python3 test/conformance/record.py --oracle $(ORACLE) --version $(CLAUDE_CODE_VERSION) \
+		--cases test/conformance/host_cases.json --results $(CONFORMANCE_OUT)/cc-host.json --fixture test/conformance/expected_host.json
+	$(GO) test -count=1 ./test/conformance -update-known
+	@git diff --stat -- test/conformance
 
 clean:
 	rm -rf $(BIN) $(CURDIR)/.deps

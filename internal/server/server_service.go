@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/toold/toold/internal/claudecode"
 	"github.com/toold/toold/internal/sandbox"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
@@ -47,7 +48,7 @@ func newServerService(info ServerInfo, authMode string) *serverService {
 
 func (s *serverService) GetServerInfo(context.Context, *tooldv1.GetServerInfoRequest) (*tooldv1.GetServerInfoResponse, error) {
 	out := &tooldv1.GetServerInfoResponse{Version: s.info.Version, Store: s.info.Store, Auth: s.auth,
-		SettingsWarnings: s.info.SettingsWarnings}
+		ClaudeCodeVersion: claudecode.Version, SettingsWarnings: s.info.SettingsWarnings}
 	if s.info.Sandbox != nil {
 		out.Sandbox = sandboxToProto(s.info.Sandbox.Status())
 	} else {

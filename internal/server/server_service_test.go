@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/toold/toold/internal/claudecode"
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/sandbox"
@@ -108,6 +109,11 @@ func TestGetServerInfoDefaults(t *testing.T) {
 	}
 	if got.GetVersion() != "dev" || got.GetStore() != "memory" || got.GetAuth() != "none" || got.GetSandbox().GetMode() != "off" {
 		t.Errorf("info = %v", got)
+	}
+	// The pinned Claude Code release is always reported: clients compare
+	// it with the release they expect.
+	if got.GetClaudeCodeVersion() != claudecode.Version || claudecode.Version == "" {
+		t.Errorf("claude_code_version = %q, want %q", got.GetClaudeCodeVersion(), claudecode.Version)
 	}
 }
 

@@ -1,15 +1,20 @@
 // Package glob implements the Glob tool: finding files by name with
-// doublestar patterns, newest first.
+// doublestar patterns, oldest first.
 //
 // Decisions, as Claude Code's Glob behaves by default: regular files only
 // (no directories, no symbolic links, and linked directories are not
-// entered); hidden files included; .gitignore not consulted. Unlike
-// Claude Code, version-control directories (.git, .hg, .svn, .jj, .bzr)
-// are not walked unless the pattern names them: their contents are never
-// the answer and can outnumber the project's files. Results are ordered
-// by modification time, newest first, ties by path, and cut at 100 with a
-// note. An absolute pattern carries its own directory, which must be in
-// the workspace; path is then ignored. Paths a Read deny rule hides
+// entered); hidden files included; .gitignore not consulted; a pattern
+// without a slash matches file names at any depth (*.txt is **/*.txt);
+// paths are printed relative to the working directory (absolute when
+// outside it). Results are ordered by modification time, oldest first,
+// ties by path, and cut at 100 (the oldest are kept) with a note. An
+// absolute pattern carries its own directory, which must be in the
+// workspace, and path is then ignored; the part after that directory is
+// matched as a pattern of its own (/ws/sub/*.txt matches at any depth
+// below /ws/sub, as in Claude Code). Unlike Claude Code, version-control
+// directories (.git, .hg, .svn, .jj, .bzr) are not walked unless the
+// pattern names them: their contents are never the answer and can
+// outnumber the project's files. Paths a Read deny rule hides
 // (tool.Env.Hidden) are neither listed nor entered, nor counted.
 package glob
 
@@ -61,6 +66,15 @@ func (globTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		return nil, tool.InvalidInputf("Invalid glob pattern %q: check for an unclosed [ or {, or a trailing backslash.", in.Pattern)
 	}
 	return &call{pattern: in.Pattern, path: in.Path}, nil
+}
+
+// anyDepth makes a pattern without a slash match file names at any depth,
+// as Claude Code's Glob does (*.txt finds sub/deep/a.txt too).
+func anyDepth(pattern string) string {
+	if strings.Contains(pattern, "/") {
+		return pattern
+	}
+	return "**/" + pattern
 }
 
 // call is one parsed Glob.

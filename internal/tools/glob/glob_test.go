@@ -15,7 +15,7 @@ import (
 
 // base is the modification time of the oldest test file; put makes each
 // later file one minute newer, so that the expected order is the order of
-// creation, reversed.
+// creation.
 var base = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 type corpus struct {
@@ -94,14 +94,6 @@ func run(t *testing.T, env *tool.Env, in map[string]any) (string, *tool.Result, 
 	return tooltest.Text(res), res, nil
 }
 
-func abs(dir string, rels ...string) string {
-	out := make([]string, len(rels))
-	for i, r := range rels {
-		out[i] = filepath.Join(dir, r)
-	}
-	return strings.Join(out, "\n")
-}
-
 func TestGlob(t *testing.T) {
 	env, ws := tree(t)
 	if err := os.MkdirAll(filepath.Join(ws, "cmd", "tool", "sub"), 0o755); err != nil {
@@ -111,33 +103,39 @@ func TestGlob(t *testing.T) {
 		name string
 		in   map[string]any
 		cwd  string // relative to ws
-		want string // relative paths, newest first
+		want string // paths relative to the cwd (ABS: the workspace), oldest first
 	}{
 		{name: "recursive", in: map[string]any{"pattern": "**/*.go"},
-			want: "internal/b/deep/er/b.go\ninternal/a/a_test.go\ninternal/a/a.go\ncmd/tool/main_test.go\ncmd/tool/main.go\nmain.go"},
-		{name: "top level only", in: map[string]any{"pattern": "*.go"}, want: "main.go"},
+			want: "main.go\ncmd/tool/main.go\ncmd/tool/main_test.go\ninternal/a/a.go\ninternal/a/a_test.go\ninternal/b/deep/er/b.go"},
+		{name: "no slash matches at any depth", in: map[string]any{"pattern": "*.go"},
+			want: "main.go\ncmd/tool/main.go\ncmd/tool/main_test.go\ninternal/a/a.go\ninternal/a/a_test.go\ninternal/b/deep/er/b.go"},
+		{name: "file name at any depth", in: map[string]any{"pattern": "a_test.go"}, want: "internal/a/a_test.go"},
+		{name: "no slash names files, not directories", in: map[string]any{"pattern": "tool"}, want: "No files found"},
+		{name: "a slash anchors", in: map[string]any{"pattern": "internal/*.go"}, want: "No files found"},
 		{name: "literal base dir", in: map[string]any{"pattern": "internal/**/*_test.go"}, want: "internal/a/a_test.go"},
 		{name: "one level wildcard dir", in: map[string]any{"pattern": "cmd/*/main.go"}, want: "cmd/tool/main.go"},
 		{name: "star dir then deep", in: map[string]any{"pattern": "*/b/**/*.go"}, want: "internal/b/deep/er/b.go"},
 		{name: "braces", in: map[string]any{"pattern": "**/*.{json,yaml}"},
-			want: ".github/workflows/ci.yaml\nconfig.yaml\nweb/package.json"},
+			want: "web/package.json\nconfig.yaml\n.github/workflows/ci.yaml"},
 		{name: "hidden files included", in: map[string]any{"pattern": ".*"}, want: ".env"},
 		{name: "no literal", in: map[string]any{"pattern": "go.mod"}, want: "go.mod"},
 		{name: "path argument", in: map[string]any{"pattern": "**/*.ts", "path": "web"},
-			want: "web/src/lib/util.ts\nweb/src/app.ts"},
-		{name: "absolute path argument", in: map[string]any{"pattern": "*.ts", "path": "ABS/web/src"}, want: "web/src/app.ts"},
+			want: "web/src/app.ts\nweb/src/lib/util.ts"},
+		{name: "absolute path argument", in: map[string]any{"pattern": "*.ts", "path": "ABS/web/src"}, want: "web/src/app.ts\nweb/src/lib/util.ts"},
 		{name: "absolute pattern", in: map[string]any{"pattern": "ABS/internal/a/*.go"},
-			want: "internal/a/a_test.go\ninternal/a/a.go"},
+			want: "internal/a/a.go\ninternal/a/a_test.go"},
+		{name: "absolute pattern: the rest matches at any depth", in: map[string]any{"pattern": "ABS/internal/*.go"},
+			want: "internal/a/a.go\ninternal/a/a_test.go\ninternal/b/deep/er/b.go"},
 		{name: "absolute pattern ignores path", in: map[string]any{"pattern": "ABS/*.md", "path": "web"}, want: "README.md"},
 		{name: "relative to cwd", cwd: "cmd", in: map[string]any{"pattern": "**/main*.go"},
-			want: "cmd/tool/main_test.go\ncmd/tool/main.go"},
-		{name: "dot dot inside workspace", cwd: "cmd/tool", in: map[string]any{"pattern": "../../internal/a/a.go"}, want: "internal/a/a.go"},
+			want: "tool/main.go\ntool/main_test.go"},
+		{name: "outside the cwd stays absolute", cwd: "cmd/tool", in: map[string]any{"pattern": "../../internal/a/a.go"}, want: "ABS/internal/a/a.go"},
 		{name: "leading dot slash", in: map[string]any{"pattern": "./internal/a/*.go"},
-			want: "internal/a/a_test.go\ninternal/a/a.go"},
+			want: "internal/a/a.go\ninternal/a/a_test.go"},
 		{name: "escaped meta", in: map[string]any{"pattern": `odd name \[1\].txt`}, want: "odd name [1].txt"},
 		{name: "escaped star", in: map[string]any{"pattern": `star\*.txt`}, want: "star*.txt"},
 		{name: "vcs dirs skipped", in: map[string]any{"pattern": "**/HEAD"}, want: "No files found"},
-		{name: "vcs dir named", in: map[string]any{"pattern": "**/.git/**"}, want: ".git/objects/ab/cdef\n.git/HEAD"},
+		{name: "vcs dir named", in: map[string]any{"pattern": "**/.git/**"}, want: ".git/HEAD\n.git/objects/ab/cdef"},
 		{name: "vcs dir as base", in: map[string]any{"pattern": ".git/*"}, want: ".git/HEAD"},
 		{name: "other vcs skipped", in: map[string]any{"pattern": "**/x.go"}, want: "No files found"},
 		{name: "node_modules not ignored", in: map[string]any{"pattern": "**/index.ts"}, want: "node_modules/pkg/index.ts"},
@@ -159,11 +157,7 @@ func TestGlob(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := tt.want
-			if want != "No files found" {
-				want = abs(ws, strings.Split(want, "\n")...)
-			}
-			if got != want {
+			if want := strings.ReplaceAll(tt.want, "ABS", ws); got != want {
 				t.Errorf("got\n%s\nwant\n%s", got, want)
 			}
 			if res.IsError {
@@ -187,14 +181,14 @@ func TestGlobTruncates(t *testing.T) {
 	if len(lines) != 101 {
 		t.Fatalf("got %d lines, want 100 paths and a note", len(lines))
 	}
-	// Newest first: f129 down to f030.
-	if want := filepath.Join(env.Cwd, "d3/f129.txt"); lines[0] != want {
+	// Oldest first, the oldest 100 kept: f000 up to f099, as Claude Code.
+	if want := "d0/f000.txt"; lines[0] != want {
 		t.Errorf("first = %s, want %s", lines[0], want)
 	}
-	if want := filepath.Join(env.Cwd, "d2/f030.txt"); lines[99] != want {
+	if want := "d1/f099.txt"; lines[99] != want {
 		t.Errorf("last = %s, want %s", lines[99], want)
 	}
-	wantNote := "(Results are truncated: showing the 100 most recently modified of 130 matching files. Consider using a more specific path or pattern.)"
+	wantNote := "(Showing 100 of 130 matching files; 30 more are not listed. Narrow the pattern or path to see the rest.)"
 	if lines[100] != wantNote {
 		t.Errorf("note = %q", lines[100])
 	}
@@ -219,7 +213,7 @@ func TestGlobTiesSortByPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := abs(env.Cwd, "a.txt", "b/a.txt", "c.txt"); got != want {
+	if want := "a.txt\nb/a.txt\nc.txt"; got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
@@ -236,8 +230,9 @@ func TestGlobInputErrors(t *testing.T) {
 		{name: "empty pattern", in: map[string]any{"pattern": ""}, want: "pattern is empty"},
 		{name: "NUL in pattern", in: map[string]any{"pattern": "a\x00b"}, want: "NUL"},
 		{name: "NUL in path", in: map[string]any{"pattern": "*", "path": "a\x00b"}, want: "NUL"},
-		{name: "missing path", in: map[string]any{"pattern": "*", "path": "nope"}, want: "Directory does not exist: nope"},
-		{name: "path is a file", in: map[string]any{"pattern": "*", "path": filepath.Join(ws, "main.go")}, want: "Path is not a directory: " + filepath.Join(ws, "main.go")},
+		{name: "missing path", in: map[string]any{"pattern": "*", "path": "nope"},
+			want: "Directory does not exist: " + filepath.Join(ws, "nope") + ". Note: your current working directory is " + ws + "."},
+		{name: "path is a file", in: map[string]any{"pattern": "*", "path": "main.go"}, want: "Path is not a directory: " + filepath.Join(ws, "main.go")},
 		{name: "control character in path", in: map[string]any{"pattern": "*", "path": "a\x01b"}, want: "control characters"},
 	}
 	for _, tt := range tests {

@@ -47,7 +47,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return format(root.Abs, top), nil
+	return format(env.Cwd, root.Abs, top), nil
 }
 
 // searchRoot returns the directory to walk and the pattern relative to it.
@@ -57,10 +57,14 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 // outside that prefix. A nil Loc means the pattern's own directory does
 // not exist, which is simply no match.
 func (c *call) searchRoot(env *tool.Env) (*workspace.Loc, string, error) {
-	base, pattern := doublestar.SplitPattern(c.pattern)
+	base, pattern := doublestar.SplitPattern(anyDepth(c.pattern))
 	var dir string
 	if filepath.IsAbs(c.pattern) {
 		// The pattern names its own directory; path would contradict it.
+		// What follows that directory is matched as a pattern of its own,
+		// as Claude Code does: /ws/sub/*.txt finds /ws/sub/deep/c.txt.
+		base, pattern = doublestar.SplitPattern(c.pattern)
+		pattern = anyDepth(pattern)
 		dir = base
 	} else {
 		start := env.Cwd
@@ -98,11 +102,11 @@ func locateDir(env *tool.Env, p string) (workspace.Loc, error) {
 	fi, err := loc.Stat()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return loc, tool.InvalidInputf("Directory does not exist: %s", p)
+		return loc, tool.InvalidInputf("Directory does not exist: %s. Note: your current working directory is %s.", loc.Abs, env.Cwd)
 	case err != nil:
 		return loc, err
 	case !fi.IsDir():
-		return loc, tool.InvalidInputf("Path is not a directory: %s. Give a directory to search in, or put the file name in the pattern.", p)
+		return loc, tool.InvalidInputf("Path is not a directory: %s", loc.Abs)
 	}
 	return loc, nil
 }
@@ -121,7 +125,9 @@ func noFiles() *tool.Result {
 	return tool.Text("No files found").WithMeta("num_files", 0).WithMeta("truncated", false)
 }
 
-func format(root string, top *topK) *tool.Result {
+// format lists the matches relative to the working directory cwd, as
+// Claude Code does; a match outside cwd keeps its absolute path.
+func format(cwd, root string, top *topK) *tool.Result {
 	if top.total == 0 {
 		return noFiles()
 	}
@@ -131,17 +137,25 @@ func format(root string, top *topK) *tool.Result {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(joinAbs(root, m.rel))
+		b.WriteString(display(cwd, joinAbs(root, m.rel)))
 	}
 	truncated := top.total > len(matches)
 	if truncated {
-		fmt.Fprintf(&b, "\n(Results are truncated: showing the %d most recently modified of %d matching files. Consider using a more specific path or pattern.)",
-			len(matches), top.total)
+		fmt.Fprintf(&b, "\n(Showing %d of %d matching files; %d more are not listed. Narrow the pattern or path to see the rest.)",
+			len(matches), top.total, top.total-len(matches))
 	}
 	return tool.Text(b.String()).
 		WithMeta("num_files", len(matches)).
 		WithMeta("total_files", top.total).
 		WithMeta("truncated", truncated)
+}
+
+// display is p relative to cwd when p is below it, else p.
+func display(cwd, p string) string {
+	if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(cwd, "/")+"/"); ok && rel != "" {
+		return rel
+	}
+	return p
 }
 
 func joinAbs(root, rel string) string {

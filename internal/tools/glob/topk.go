@@ -11,21 +11,23 @@ type match struct {
 	mtime int64 // UnixNano
 }
 
-// newer orders matches as they are shown: most recently modified first,
-// ties broken by path so that the output is deterministic.
-func newer(a, b match) bool {
+// before orders matches as they are shown, as Claude Code does: least
+// recently modified first, ties broken by path so that the output is
+// deterministic.
+func before(a, b match) bool {
 	if a.mtime != b.mtime {
-		return a.mtime > b.mtime
+		return a.mtime < b.mtime
 	}
 	return a.rel < b.rel
 }
 
-// topK keeps the max newest matches seen and counts all of them, so that a
-// walk over a million files holds a hundred.
+// topK keeps the first max matches in shown order (the oldest, which
+// Claude Code keeps) and counts all of them, so that a walk over a million
+// files holds a hundred.
 type topK struct {
 	max   int
 	total int
-	h     oldestFirst
+	h     lastFirst
 }
 
 func (t *topK) add(m match) {
@@ -34,20 +36,20 @@ func (t *topK) add(m match) {
 		heap.Push(&t.h, m)
 		return
 	}
-	if newer(m, t.h[0]) {
+	if before(m, t.h[0]) {
 		t.h[0] = m
 		heap.Fix(&t.h, 0)
 	}
 }
 
-// sorted returns the kept matches, newest first.
+// sorted returns the kept matches, oldest first.
 func (t *topK) sorted() []match {
 	out := slices.Clone(t.h)
 	slices.SortFunc(out, func(a, b match) int {
-		if newer(a, b) {
+		if before(a, b) {
 			return -1
 		}
-		if newer(b, a) {
+		if before(b, a) {
 			return 1
 		}
 		return 0
@@ -55,14 +57,14 @@ func (t *topK) sorted() []match {
 	return out
 }
 
-// oldestFirst is a heap whose root is the match that would be shown last.
-type oldestFirst []match
+// lastFirst is a heap whose root is the match that would be shown last.
+type lastFirst []match
 
-func (h oldestFirst) Len() int           { return len(h) }
-func (h oldestFirst) Less(i, j int) bool { return newer(h[j], h[i]) }
-func (h oldestFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *oldestFirst) Push(x any)        { *h = append(*h, x.(match)) }
-func (h *oldestFirst) Pop() any {
+func (h lastFirst) Len() int           { return len(h) }
+func (h lastFirst) Less(i, j int) bool { return before(h[j], h[i]) }
+func (h lastFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lastFirst) Push(x any)        { *h = append(*h, x.(match)) }
+func (h *lastFirst) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]

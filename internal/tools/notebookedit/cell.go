@@ -64,7 +64,7 @@ func newCell(t, id, src string) *object {
 		c.set("id", marshal(id))
 	}
 	c.set("metadata", emptyObject)
-	c.set("source", marshal(sourceLines(src)))
+	c.set("source", marshal(src)) // a string, as Claude Code writes a new cell
 	if t == "code" {
 		retype(c, t)
 	}

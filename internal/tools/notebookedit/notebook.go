@@ -115,7 +115,7 @@ func (nb *notebook) find(id string) (int, error) {
 			return n, nil
 		}
 	}
-	return 0, tool.Failf("Cell with ID %q not found in the notebook. Read the notebook to see the ids of its %d cells.", id, len(nb.cells))
+	return 0, tool.Failf("Cell with ID %q not found in notebook.", id)
 }
 
 // name is how results refer to cell i: its id, or cell-N without one.

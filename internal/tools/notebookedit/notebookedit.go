@@ -44,9 +44,6 @@ func (notebookEditTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	if in.NotebookPath == "" {
 		return nil, tool.InvalidInputf("notebook_path is empty: give the absolute path of the notebook to edit.")
 	}
-	if !strings.EqualFold(filepath.Ext(in.NotebookPath), ".ipynb") {
-		return nil, tool.InvalidInputf("%s is not a Jupyter notebook (.ipynb file). Use Edit or Write for other files.", in.NotebookPath)
-	}
 	if in.EditMode == "" {
 		in.EditMode = "replace"
 	}
@@ -56,9 +53,8 @@ func (notebookEditTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 			return nil, tool.InvalidInputf("cell_id is required for edit_mode %s: give the id of the cell, as Read shows it.", in.EditMode)
 		}
 	case "insert":
-		if in.CellType == "" {
-			return nil, tool.InvalidInputf("cell_type is required for edit_mode insert: code or markdown.")
-		}
+		// cell_type is checked when the call runs (check), after the
+		// permission decision, as Claude Code does.
 	default:
 		return nil, tool.InvalidInputf("edit_mode %q is not one of replace, insert, delete.", in.EditMode)
 	}
@@ -66,6 +62,18 @@ func (notebookEditTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		return nil, tool.InvalidInputf("cell_type %q is not one of code, markdown.", in.CellType)
 	}
 	return &call{in: in}, nil
+}
+
+// check refuses what Claude Code refuses only once the call is allowed to
+// run (so the permission decision comes first), in its words.
+func (c *call) check() error {
+	if !strings.EqualFold(filepath.Ext(c.in.NotebookPath), ".ipynb") {
+		return tool.InvalidInputf("File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.")
+	}
+	if c.in.EditMode == "insert" && c.in.CellType == "" {
+		return tool.InvalidInputf("Cell type is required when using edit_mode=insert.")
+	}
+	return nil
 }
 
 type call struct {

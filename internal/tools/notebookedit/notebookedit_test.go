@@ -124,7 +124,8 @@ func TestReplaceCodeCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Updated cell c1 of " + p + ". Its outputs and execution count were cleared."; text != want {
+	// Claude Code's words: the cell and its new source.
+	if want := "Updated cell c1 with y = 1\nprint(y)"; text != want {
 		t.Fatalf("text = %q, want %q", text, want)
 	}
 	data, _ := os.ReadFile(p)
@@ -157,7 +158,7 @@ func TestChangeType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Updated cell c1 of " + p + ". It is now a markdown cell (it was code)."; text != want {
+	if want := "Updated cell c1 with Now *prose*."; text != want {
 		t.Fatalf("text = %q", text)
 	}
 	if _, err := edit(t, env, map[string]any{"notebook_path": p, "cell_id": "intro", "new_source": "print(1)", "cell_type": "code"}); err != nil {
@@ -208,7 +209,8 @@ func TestInsert(t *testing.T) {
 	if want := "Inserted a new code cell with id " + id + " after cell c1 in " + p + "."; text != want {
 		t.Fatalf("text = %q, want %q", text, want)
 	}
-	if !reflect.DeepEqual(c["source"], []any{"import os\n", "os.getcwd()"}) || !reflect.DeepEqual(c["metadata"], map[string]any{}) {
+	// A new cell's source is one string, as Claude Code writes it.
+	if c["source"] != "import os\nos.getcwd()" || !reflect.DeepEqual(c["metadata"], map[string]any{}) {
 		t.Fatalf("new cell = %v", c)
 	}
 	if !reflect.DeepEqual(d.Metadata, load(t, orig).Metadata) {
@@ -233,7 +235,7 @@ func TestInsert(t *testing.T) {
 	if got := strings.Join(order, ","); got != "markdown,markdown,code,code,markdown,raw,code" {
 		t.Fatalf("cell types in order: %s", got)
 	}
-	if !reflect.DeepEqual(d.Cells[0]["source"], []any{"# Top"}) || !reflect.DeepEqual(d.Cells[4]["source"], []any{}) {
+	if d.Cells[0]["source"] != "# Top" || d.Cells[4]["source"] != "" {
 		t.Fatalf("sources: %v, %v", d.Cells[0]["source"], d.Cells[4]["source"])
 	}
 }
@@ -244,7 +246,7 @@ func TestDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Deleted cell r1 from " + p + "."; text != want {
+	if want := "Deleted cell r1"; text != want {
 		t.Fatalf("text = %q", text)
 	}
 	data, _ := os.ReadFile(p)
@@ -280,7 +282,7 @@ func TestNotebookWithoutIDs(t *testing.T) {
 	data, _ := os.ReadFile(p)
 	d := load(t, data)
 	checkValid(t, d)
-	if len(d.Cells) != 3 || !reflect.DeepEqual(d.Cells[1]["source"], []any{"c = 3"}) {
+	if len(d.Cells) != 3 || d.Cells[1]["source"] != "c = 3" {
 		t.Fatalf("cells = %v", d.Cells)
 	}
 	for i, c := range d.Cells {
@@ -327,10 +329,11 @@ func TestFailures(t *testing.T) {
 		{"not read", map[string]any{"notebook_path": unread, "cell_id": "c1", "new_source": "x"}, filestate.NotReadMessage},
 		{"changed since read", map[string]any{"notebook_path": changed, "cell_id": "c1", "new_source": "x"}, filestate.ModifiedMessage},
 		{"unknown cell", map[string]any{"notebook_path": p, "cell_id": "nope", "new_source": "x"},
-			`Cell with ID "nope" not found in the notebook. Read the notebook to see the ids of its 4 cells.`},
+			`Cell with ID "nope" not found in notebook.`},
 		{"insert after an unknown cell", map[string]any{"notebook_path": p, "cell_id": "nope", "edit_mode": "insert", "cell_type": "code", "new_source": "x"},
-			`Cell with ID "nope" not found in the notebook. Read the notebook to see the ids of its 4 cells.`},
-		{"missing", map[string]any{"notebook_path": ws + "/none.ipynb", "cell_id": "c1", "new_source": "x"}, "File does not exist: " + ws + "/none.ipynb."},
+			`Cell with ID "nope" not found in notebook.`},
+		// Never read, as Claude Code puts it.
+		{"missing", map[string]any{"notebook_path": ws + "/none.ipynb", "cell_id": "c1", "new_source": "x"}, filestate.NotReadMessage},
 		{"nbformat 3", map[string]any{"notebook_path": v3, "cell_id": "a", "new_source": "x"},
 			v3 + " is an nbformat 3 notebook; NotebookEdit edits nbformat 4 notebooks only. Convert it first (for example with jupyter nbconvert --to notebook through Bash)."},
 		{"broken JSON", map[string]any{"notebook_path": broken, "cell_id": "a", "new_source": "x"}, "is not a valid notebook: its JSON does not parse"},
@@ -351,6 +354,42 @@ func TestFailures(t *testing.T) {
 	}
 }
 
+// A file that is not a notebook, and an insert without cell_type, pass
+// Parse and are refused when the call runs, after the permission decision,
+// in Claude Code's words; nothing is touched.
+func TestRefusedWhenRun(t *testing.T) {
+	env, p, orig := setup(t, "analysis.ipynb")
+	other := env.Cwd + "/a.py"
+	if err := os.WriteFile(other, []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in   map[string]any
+		want string
+	}{
+		{map[string]any{"notebook_path": other, "cell_id": "x", "new_source": "s"},
+			"File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool."},
+		{map[string]any{"notebook_path": p, "cell_id": "c1", "new_source": "s", "edit_mode": "insert"},
+			"Cell type is required when using edit_mode=insert."},
+	} {
+		raw, _ := json.Marshal(tc.in)
+		if _, err := New().Parse(raw); err != nil {
+			t.Fatalf("Parse(%s) = %v, want it accepted", raw, err)
+		}
+		_, err := edit(t, env, tc.in)
+		var te *tool.Error
+		if !errors.As(err, &te) || te.Kind != tool.KindInvalidInput || te.Msg != tc.want {
+			t.Errorf("%v: err = %v, want invalid input %q", tc.in, err, tc.want)
+		}
+	}
+	if data, _ := os.ReadFile(p); string(data) != string(orig) {
+		t.Error("a refused call changed the notebook")
+	}
+	if data, _ := os.ReadFile(other); string(data) != "x = 1\n" {
+		t.Error("a refused call changed the other file")
+	}
+}
+
 func TestParse(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -359,10 +398,8 @@ func TestParse(t *testing.T) {
 		{in: `{"notebook_path":"/a.ipynb","cell_id":"x","new_source":"s"}`},
 		{in: `{"notebook_path":"/a.IPYNB","new_source":"s","edit_mode":"insert","cell_type":"markdown"}`},
 		{in: `{"notebook_path":"/a.ipynb","cell_id":"x","new_source":"","edit_mode":"delete"}`},
-		{in: `{"notebook_path":"/a.py","cell_id":"x","new_source":"s"}`, want: "/a.py is not a Jupyter notebook (.ipynb file)"},
 		{in: `{"notebook_path":"/a.ipynb","new_source":"s"}`, want: "cell_id is required for edit_mode replace"},
 		{in: `{"notebook_path":"/a.ipynb","new_source":"s","edit_mode":"delete"}`, want: "cell_id is required for edit_mode delete"},
-		{in: `{"notebook_path":"/a.ipynb","cell_id":"x","new_source":"s","edit_mode":"insert"}`, want: "cell_type is required for edit_mode insert"},
 	}
 	for _, tc := range tests {
 		_, err := New().Parse([]byte(tc.in))

@@ -2,13 +2,18 @@ package notebookedit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
 )
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	t, err := filestate.Locate(env, c.in.NotebookPath)
 	if err != nil {
 		return nil, err
@@ -21,6 +26,10 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	defer fl.Unlock()
 	fi, err := fl.Stat()
+	if errors.Is(err, fs.ErrNotExist) {
+		// A notebook that is not there was never read: Claude Code says so.
+		return nil, tool.Failf(filestate.NotReadMessage)
+	}
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
 	}
@@ -86,9 +95,9 @@ func (c *call) edit(nb *notebook, path string) (string, error) {
 		name := nb.name(i)
 		positional := nb.cells[i].string("id") == ""
 		nb.cells = append(nb.cells[:i], nb.cells[i+1:]...)
-		msg := fmt.Sprintf("Deleted cell %s from %s.", name, path)
+		msg := "Deleted cell " + name // Claude Code's words
 		if positional && i < len(nb.cells) {
-			msg += " The cells after it moved up by one, so their cell-N names changed."
+			msg += ". The cells after it moved up by one, so their cell-N names changed."
 		}
 		return msg, nil
 	}
@@ -104,15 +113,9 @@ func (c *call) edit(nb *notebook, path string) (string, error) {
 		t = old
 	}
 	setSource(cell, c.in.NewSource)
-	msg := fmt.Sprintf("Updated cell %s of %s.", nb.name(i), path)
 	if t != old || t == "code" {
 		retype(cell, t)
 	}
-	if t != old {
-		msg += fmt.Sprintf(" It is now a %s cell (it was %s).", t, old)
-	}
-	if t == "code" {
-		msg += " Its outputs and execution count were cleared."
-	}
-	return msg, nil
+	// Claude Code's words; the model knows a code cell's outputs go.
+	return fmt.Sprintf("Updated cell %s with %s", nb.name(i), c.in.NewSource), nil
 }

@@ -9,8 +9,10 @@
 // is not enforced: a list with none or several in progress is stored as
 // given. When every item is completed the stored list is cleared (the
 // work is done), as Claude Code does; the result still shows the list
-// that was sent. The result gives the old and the new list (meta old_todos
-// and new_todos) and the new one as text. The tool changes nothing in the
+// that was sent. The result's text is Claude Code's one sentence and
+// nothing else (the model wrote the list; repeating it costs tokens and
+// is not what Claude Code sends); the old and the new list are in meta
+// old_todos and new_todos. The tool changes nothing in the
 // workspace, so it is declared read-only and needs no permission, as in
 // Claude Code; it is not concurrency-safe, so that two updates in one turn
 // apply in order. Limits of toold's own (the store holds the list): at
@@ -21,7 +23,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/toold/toold/internal/tool"
@@ -135,7 +136,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err := env.State.PutBlob(ctx, BlobKey, data); err != nil {
 		return nil, err
 	}
-	res := tool.Text(render(c.todos))
+	res := tool.Text(successText)
 	res.WithMeta("old_todos", asMeta(old))
 	res.WithMeta("new_todos", asMeta(c.todos))
 	return res, nil
@@ -165,22 +166,8 @@ func allDone(todos []Todo) bool {
 	return len(todos) > 0
 }
 
-// successText is Claude Code's wording, which models know.
+// successText is Claude Code's whole result text, which models know.
 const successText = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable"
-
-func render(todos []Todo) string {
-	var b strings.Builder
-	b.WriteString(successText)
-	if len(todos) == 0 {
-		b.WriteString("\n\nThe todo list is now empty.")
-		return b.String()
-	}
-	b.WriteString("\n\nTodo list:")
-	for i, t := range todos {
-		fmt.Fprintf(&b, "\n%d. [%s] %s", i+1, t.Status, t.Content)
-	}
-	return b.String()
-}
 
 // asMeta is the list as plain JSON values, the form result metadata
 // travels in.

@@ -69,6 +69,10 @@ type GetServerInfoResponse struct {
 	Auth string `protobuf:"bytes,3,opt,name=auth,proto3" json:"auth,omitempty"`
 	// What confines commands.
 	Sandbox *SandboxStatus `protobuf:"bytes,4,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// The Claude Code release whose tool results and permission decisions
+	// toold follows (the version its conformance fixtures were recorded
+	// from), e.g. "2.1.332".
+	ClaudeCodeVersion string `protobuf:"bytes,5,opt,name=claude_code_version,json=claudeCodeVersion,proto3" json:"claude_code_version,omitempty"`
 	// What of the operator's --settings file toold does not apply, one line
 	// each: hooks of types it cannot run (skipped), top-level keys it does
 	// not read (ignored). Empty when everything applies.
@@ -133,6 +137,13 @@ func (x *GetServerInfoResponse) GetSandbox() *SandboxStatus {
 		return x.Sandbox
 	}
 	return nil
+}
+
+func (x *GetServerInfoResponse) GetClaudeCodeVersion() string {
+	if x != nil {
+		return x.ClaudeCodeVersion
+	}
+	return ""
 }
 
 func (x *GetServerInfoResponse) GetSettingsWarnings() []string {
@@ -466,12 +477,13 @@ var File_toold_v1_server_proto protoreflect.FileDescriptor
 const file_toold_v1_server_proto_rawDesc = "" +
 	"\n" +
 	"\x15toold/v1/server.proto\x12\btoold.v1\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xbb\x01\n" +
+	"\x14GetServerInfoRequest\"\xeb\x01\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x14\n" +
 	"\x05store\x18\x02 \x01(\tR\x05store\x12\x12\n" +
 	"\x04auth\x18\x03 \x01(\tR\x04auth\x121\n" +
-	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\x12+\n" +
+	"\asandbox\x18\x04 \x01(\v2\x17.toold.v1.SandboxStatusR\asandbox\x12.\n" +
+	"\x13claude_code_version\x18\x05 \x01(\tR\x11claudeCodeVersion\x12+\n" +
 	"\x11settings_warnings\x18\x06 \x03(\tR\x10settingsWarnings\"\xe8\x04\n" +
 	"\rSandboxStatus\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12!\n" +

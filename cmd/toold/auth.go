@@ -64,9 +64,9 @@ func addAuthFlags(fs *flag.FlagSet) func() (authConfig, error) {
 		jwtLeeway   = fs.Duration("jwt-leeway", 30*time.Second, "--auth jwt: clock skew tolerated on exp, nbf and iat")
 		publicRefl  = fs.Bool("public-reflection", false, "serve gRPC reflection without authentication")
 		healthLis   = fs.String("health-listen", "", "second, plaintext listen address serving only grpc.health.v1 (for probes when the main port is TLS); empty: none")
-		rate        = fs.Float64("rate-limit", 50, "tool calls per second per tenant; 0: no rate limit")
+		rate        = fs.Float64("rate-limit", 0, "tool calls per second per tenant; 0 (the default): no rate limit")
 		burst       = fs.Int("rate-burst", 100, "tool calls a tenant may send at once after a quiet period")
-		concurrent  = fs.Int("max-concurrent-calls", 32, "tool calls per tenant running at once; 0: no limit")
+		concurrent  = fs.Int("max-concurrent-calls", 0, "tool calls per tenant running at once; 0 (the default): no limit")
 		leaseTTL    = fs.Duration("rate-lease-ttl", ratelimit.DefaultLeaseTTL, "Redis: how long a replica's concurrency slots outlive it")
 	)
 	return func() (authConfig, error) {

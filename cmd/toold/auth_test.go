@@ -20,7 +20,7 @@ func TestAuthConfig(t *testing.T) {
 		{"defaults", nil, nil, func(c authConfig) bool {
 			return c.Mode == auth.ModeNone && !c.InsecureNoAuth && c.ReloadInterval == 2*time.Second && c.JWTTenantClaim == "tenant" &&
 				c.JWTLeeway == 30*time.Second && !c.PublicReflection && c.HealthListen == "" &&
-				c.RateLimit == 50 && c.RateBurst == 100 && c.MaxConcurrentCalls == 32 && c.RateLeaseTTL == 30*time.Second
+				c.RateLimit == 0 && c.RateBurst == 100 && c.MaxConcurrentCalls == 0 && c.RateLeaseTTL == 30*time.Second
 		}, ""},
 		{"none on every interface", []string{"--listen", "0.0.0.0:50051"}, nil, nil, "--insecure-no-auth"},
 		{"none on an empty host", []string{"--listen", ":50051"}, nil, nil, "--insecure-no-auth"},
@@ -36,8 +36,8 @@ func TestAuthConfig(t *testing.T) {
 		{"cert without key", []string{"--tls-cert", "c"}, nil, nil, "--tls-key"},
 		{"health on the main address", []string{"--health-listen", "127.0.0.1:50051"}, nil, nil, "--health-listen"},
 		{"negative rate", []string{"--rate-limit", "-1"}, nil, nil, "--rate-limit"},
-		{"limits off", []string{"--rate-limit", "0", "--max-concurrent-calls", "0"}, nil,
-			func(c authConfig) bool { return c.RateLimit == 0 && c.MaxConcurrentCalls == 0 }, ""},
+		{"limits on", []string{"--rate-limit", "50", "--max-concurrent-calls", "32"}, nil,
+			func(c authConfig) bool { return c.RateLimit == 50 && c.MaxConcurrentCalls == 32 }, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

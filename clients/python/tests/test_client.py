@@ -119,17 +119,16 @@ class DroppedStreamTest(TooldTestCase):
     def test_cut_mid_call_resumes_with_attach(self):
         proxy = Proxy(self.toold.addr)
         self.addCleanup(proxy.close)
-        run_dropped(self, toold_client.connect(proxy.addr), proxy)
+        run_dropped(self, toold_client.connect, proxy)
 
 
-def run_dropped(tc, client, proxy, is_async=False):
+def run_dropped(tc, make_client, proxy):
+    """Runs a call through proxy with make_client(proxy.addr), cutting the
+    connection once the call has printed its first line."""
     import asyncio
 
     async def maybe(v):
         return await v if asyncio.iscoroutine(v) else v
-
-    def drive(coro_or_value):
-        return asyncio.run(coro_or_value) if is_async else coro_or_value
 
     command = "echo run >> runs.log; echo first; while [ ! -f go ]; do sleep 0.05; done; echo second"
     ws = {}
@@ -145,6 +144,7 @@ def run_dropped(tc, client, proxy, is_async=False):
                 open(os.path.join(ws["dir"], "go"), "w").close()
 
     async def main():
+        client = make_client(proxy.addr)
         s = await maybe(client.create_session(mode="bypassPermissions", allow=["Bash"]))
         ws["dir"] = s.workspace
         res = await maybe(client.run(s.id, [bash("toolu_drop", command)], Handlers(on_progress=on_progress)))

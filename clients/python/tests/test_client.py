@@ -104,6 +104,17 @@ class SyncClientTest(TooldTestCase):
                 self.client.run(self.session.id, blocks)
             self.assertIn(want, str(cm.exception))
 
+    def test_sdk_block_objects(self):
+        class Block:  # what the anthropic SDK gives: pydantic models
+            def __init__(self, d):
+                self.d = d
+
+            def model_dump(self):
+                return self.d
+
+        results = self.client.run(self.session.id, [Block(bash("toolu_sdk", "echo sdk"))])
+        self.assertIn("sdk", text_of(results[0]))
+
     def test_unknown_session_is_an_error(self):
         gone = self.client.create_session()
         self.client.delete_session(gone.id)

@@ -76,7 +76,10 @@ class Proxy:
     """Forwards 127.0.0.1:port to target; cut() closes every open connection
     (new ones are still accepted)."""
 
-    def __init__(self, target: str):
+    def __init__(self, target: str, refuse: int = 0):
+        # The first refuse connections are closed at once, as by a server
+        # that is not up yet.
+        self.refuse = refuse
         host, port = target.rsplit(":", 1)
         self.target = (host, int(port))
         self.sock = socket.socket()
@@ -95,6 +98,10 @@ class Proxy:
                 c, _ = self.sock.accept()
             except OSError:
                 return
+            if self.refuse > 0:
+                self.refuse -= 1
+                c.close()
+                continue
             try:
                 u = socket.create_connection(self.target)
             except OSError:

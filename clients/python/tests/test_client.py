@@ -173,6 +173,19 @@ def run_dropped(tc, make_client, proxy):
     tc.assertEqual(runs, "run\n")
 
 
+class RetryTest(TooldTestCase):
+    def test_unavailable_at_first_is_retried_under_the_same_id(self):
+        direct = toold_client.connect(self.toold.addr)
+        s = direct.create_session(mode="bypassPermissions")
+        proxy = Proxy(self.toold.addr, refuse=3)
+        self.addCleanup(proxy.close)
+        c = toold_client.connect(proxy.addr, retry=RetryPolicy(max_attempts=200, initial_backoff=0.05, max_backoff=0.2))
+        results = c.run(s.id, [bash("toolu_r", "echo ran >> r.log; cat r.log")])
+        self.assertEqual(text_of(results[0]).strip(), "ran")
+        self.assertEqual(proxy.refuse, 0)
+        direct.delete_session(s.id)
+
+
 class UnavailableTest(unittest.TestCase):
     def test_gives_up_after_the_policy_with_unavailable(self):
         c = toold_client.connect(f"127.0.0.1:{free_port()}", retry=RetryPolicy(max_attempts=3, initial_backoff=0.01))

@@ -290,8 +290,14 @@ def channel_credentials(root_certificates: Optional[bytes]):
     return grpc.ssl_channel_credentials(root_certificates=root_certificates)
 
 
-def channel_options(server_name: Optional[str]):
-    opts = [("grpc.max_receive_message_length", 64 << 20)]
+def channel_options(server_name: Optional[str], retry: "RetryPolicy"):
+    opts = [
+        ("grpc.max_receive_message_length", 64 << 20),
+        # The channel's own reconnect backoff (1 s growing to 120 s by
+        # default) would outlast the retry policy: keep it in step.
+        ("grpc.initial_reconnect_backoff_ms", max(1, int(retry.initial_backoff * 1000))),
+        ("grpc.max_reconnect_backoff_ms", max(1, int(retry.max_backoff * 1000))),
+    ]
     if server_name:
         opts.append(("grpc.ssl_target_name_override", server_name))
     return opts

@@ -27,13 +27,13 @@ class AsyncClient:
     def __init__(self, target: str, *, token: Optional[str] = None, tls: bool = False,
                  root_certificates: Optional[bytes] = None, server_name: Optional[str] = None,
                  retry: Optional[RetryPolicy] = None):
-        opts = _core.channel_options(server_name)
+        self._retry = retry or RetryPolicy()
+        opts = _core.channel_options(server_name, self._retry)
         if tls or root_certificates:
             self._channel = grpc_aio.secure_channel(target, _core.channel_credentials(root_certificates), options=opts)
         else:
             self._channel = grpc_aio.insecure_channel(target, options=opts)
         self._md = _core.bearer_metadata(token)
-        self._retry = retry or RetryPolicy()
         self._sessions = session_pb2_grpc.SessionServiceStub(self._channel)
         self._tools = tool_pb2_grpc.ToolServiceStub(self._channel)
 

@@ -84,6 +84,19 @@ describe("client against a real toold", () => {
     }
   });
 
+  test("unavailable at first: retried, under the same id", async () => {
+    const s = await connect(toold.addr).createSession({ mode: "bypassPermissions" });
+    const proxy = await new Proxy(toold.addr, 3).listen();
+    try {
+      const c = connect(proxy.addr, { retry: { maxAttempts: 200, initialBackoffMs: 50, maxBackoffMs: 200 } });
+      const r = await c.run(s.id, [bash("toolu_r", "echo ran >> r.log; cat r.log")]);
+      assert.equal(textOf(r[0]).trim(), "ran");
+      assert.equal(proxy.refuse, 0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   test("a stream cut mid-call resumes: the call runs once, the output is whole", async () => {
     const proxy = await new Proxy(toold.addr).listen();
     try {

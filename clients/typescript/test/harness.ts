@@ -86,9 +86,16 @@ export class Proxy {
   accepted = 0;
   addr = "";
 
-  constructor(readonly target: string) {
+  /** refuse: the first connections are closed at once, as by a server that
+   * is not up yet. */
+  constructor(readonly target: string, public refuse = 0) {
     const [host, port] = [target.slice(0, target.lastIndexOf(":")), Number(target.slice(target.lastIndexOf(":") + 1))];
     this.server = net.createServer((c) => {
+      if (this.refuse > 0) {
+        this.refuse--;
+        c.destroy();
+        return;
+      }
       this.accepted++;
       const u = net.connect(port, host);
       for (const s of [c, u]) {

@@ -42,7 +42,7 @@ run: build $(BIN)/grpcurl
 BLACKBOX_PKGS := ./test/e2e ./test/conformance
 
 ## test: everything CI checks: generated code current, lint, vet, all tests (-race but for the black-box ones), a short fuzz run
-test: deps proto-check lint
+test: deps proto-check lint clients-test
 	TOOLD_MCP_FS_SERVER=$(MCP_FS_SERVER) $(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /test/e2e$$ -e /test/conformance$$)
 	TOOLD_MCP_FS_SERVER=$(MCP_FS_SERVER) $(GO) test -count=1 -timeout 20m $(BLACKBOX_PKGS)
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
@@ -154,6 +154,68 @@ conformance-record:
 		--cases test/conformance/host_cases.json --results $(CONFORMANCE_OUT)/cc-host.json --fixture test/conformance/expected_host.json
 	$(GO) test -count=1 ./test/conformance -update-known
 	@git diff --stat -- test/conformance
+
+# --- Python and TypeScript clients, and the example agent loops ---------------
+# Python uses Debian's grpcio/protobuf, which install for /usr/bin/python3
+# (not a pyenv or venv python); protoc 3.21 and its gRPC plugin generate the
+# committed code. TypeScript installs from the committed package-lock.json.
+PYTHON ?= /usr/bin/python3
+CLIENTS_APT := python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc openssl
+TS_CLIENT := $(CURDIR)/clients/typescript
+TS_EXAMPLE := $(CURDIR)/examples/typescript
+
+.PHONY: clients-deps clients-proto clients-proto-check clients-test test-python test-typescript test-examples
+
+## clients-test: the Python and TypeScript clients' tests and the examples
+clients-test: clients-proto-check test-python test-typescript test-examples
+
+## clients-deps: Debian's Python gRPC and protoc, npm ci for the TypeScript client and example
+clients-deps:
+	@missing=""; \
+	$(PYTHON) -c 'import grpc, google.protobuf' 2>/dev/null || missing="python3-grpcio python3-protobuf"; \
+	command -v protoc >/dev/null || missing="$$missing protobuf-compiler"; \
+	command -v grpc_python_plugin >/dev/null || missing="$$missing protobuf-compiler-grpc"; \
+	command -v openssl >/dev/null || missing="$$missing openssl"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $(CLIENTS_APT)"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $(CLIENTS_APT); \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq $(CLIENTS_APT); fi; \
+	fi
+	@for d in $(TS_CLIENT) $(TS_EXAMPLE); do \
+		[ $$d/node_modules/.package-lock.json -nt $$d/package-lock.json ] || \
+		npm ci --silent --no-audit --no-fund --prefix $$d || exit 1; \
+	done
+
+## clients-proto: regenerate the Python and TypeScript clients' code
+clients-proto: clients-deps tools $(VALIDATE_PROTO)
+	clients/python/gen.sh
+	buf generate --template clients/typescript/buf.gen.yaml
+
+## clients-proto-check: fail when the clients' committed generated code is stale
+clients-proto-check: clients-deps tools $(VALIDATE_PROTO)
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	clients/python/gen.sh $$tmp/py && \
+	{ diff -r -x __pycache__ $$tmp/py/toold_client/_gen clients/python/toold_client/_gen >/dev/null || \
+	  { echo "stale generated code in clients/python (protoc $$(protoc --version); run 'make clients-proto' and commit)"; exit 1; }; } && \
+	rm -rf $$tmp/ts && buf generate --template clients/typescript/buf.gen.yaml --output $$tmp/ts && \
+	{ diff -r $$tmp/ts/clients/typescript/gen clients/typescript/gen >/dev/null || \
+	  { echo "stale generated code in clients/typescript (run 'make clients-proto' and commit)"; exit 1; }; } && \
+	echo "clients' generated code is current"
+
+## test-python: the Python client's tests against a built toold
+test-python: clients-deps
+	cd clients/python && $(PYTHON) -m unittest discover -s tests -t . -v
+
+## test-typescript: the TypeScript client's tests (tsc, then node --test)
+test-typescript: clients-deps
+	cd $(TS_CLIENT) && npx tsc -p tsconfig.json && node --test dist/test/*.test.js
+
+## test-examples: each example agent loop against toold and the fake Messages API
+test-examples: clients-deps
+	cd $(TS_CLIENT) && npx tsc -p tsconfig.json
+	cd $(TS_EXAMPLE) && npx tsc -p tsconfig.json
+	$(PYTHON) -m unittest -v examples/test_examples.py
+# --- end of the clients' block ------------------------------------------------
 
 clean:
 	rm -rf $(BIN) $(CURDIR)/.deps

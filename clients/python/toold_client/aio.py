@@ -1,0 +1,164 @@
+"""The asyncio client, on grpc.aio. Handlers may be plain functions or
+coroutine functions."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Dict, List, Optional, Sequence
+
+import grpc
+from grpc import aio as grpc_aio
+
+from toold_client import _core
+from toold_client._core import Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
+from toold_client._gen.toold.v1 import session_pb2, session_pb2_grpc, tool_pb2, tool_pb2_grpc
+
+_END = object()
+
+
+async def _maybe_await(v):
+    return await v if inspect.isawaitable(v) else v
+
+
+class AsyncClient:
+    """The asyncio twin of Client, with the same arguments."""
+
+    def __init__(self, target: str, *, token: Optional[str] = None, tls: bool = False,
+                 root_certificates: Optional[bytes] = None, server_name: Optional[str] = None,
+                 retry: Optional[RetryPolicy] = None):
+        self._retry = retry or RetryPolicy()
+        opts = _core.channel_options(server_name, self._retry)
+        if tls or root_certificates:
+            self._channel = grpc_aio.secure_channel(target, _core.channel_credentials(root_certificates), options=opts)
+        else:
+            self._channel = grpc_aio.insecure_channel(target, options=opts)
+        self._md = _core.bearer_metadata(token)
+        self._sessions = session_pb2_grpc.SessionServiceStub(self._channel)
+        self._tools = tool_pb2_grpc.ToolServiceStub(self._channel)
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    async def _unary(self, what: str, fn, req, retry: bool = True):
+        attempt = 0
+        while True:
+            try:
+                return await fn(req, metadata=self._md)
+            except grpc.RpcError as err:
+                if not retry or err.code() not in _core.RETRYABLE or attempt + 1 >= self._retry.max_attempts:
+                    raise _core.status_error(err, what) from None
+                await asyncio.sleep(self._retry.backoff(attempt))
+                attempt += 1
+
+    async def create_session(self, workspace: str = "", *, mode: Optional[str] = None, allow: Sequence[str] = (),
+                             deny: Sequence[str] = (), ask: Sequence[str] = (),
+                             additional_directories: Sequence[str] = (), env: Optional[Dict[str, str]] = None):
+        req = _core.session_request(workspace, mode, allow, deny, ask, additional_directories, env)
+        return (await self._unary("CreateSession", self._sessions.CreateSession, req, retry=False)).session
+
+    async def get_session(self, session_id: str):
+        return (await self._unary("GetSession", self._sessions.GetSession,
+                                  session_pb2.GetSessionRequest(session_id=session_id))).session
+
+    async def delete_session(self, session_id: str) -> None:
+        await self._unary("DeleteSession", self._sessions.DeleteSession,
+                          session_pb2.DeleteSessionRequest(session_id=session_id))
+
+    async def tools(self, session_id: str = "", *, include_deferred: bool = False) -> List[Dict[str, Any]]:
+        resp = await self._unary("ListTools", self._tools.ListTools, tool_pb2.ListToolsRequest(session_id=session_id))
+        return _core.tools_list(resp, include_deferred)
+
+    async def run(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
+                  handlers: Optional[Handlers] = None) -> List[Dict[str, Any]]:
+        """See Client.run. Cancelling the task stops waiting; the calls,
+        sent detached so that a broken stream can resume, go on in toold
+        until they end or the session is deleted."""
+        handlers = handlers or Handlers()
+        run = _core.Run(session_id, tool_use_blocks)
+        attempt = 0
+        while not run.done():
+            events: asyncio.Queue = asyncio.Queue()
+            calls, tasks = [], []
+            for kind, tid, req in run.plan():
+                fn = self._tools.Execute if kind == "execute" else self._tools.Attach
+                call = fn(req, metadata=self._md)
+                calls.append(call)
+                tasks.append(asyncio.ensure_future(_pump(call, kind, tid, events)))
+            progressed, failure, open_streams = False, None, len(tasks)
+            try:
+                while open_streams:
+                    item = await events.get()
+                    if item[0] is _END:
+                        open_streams -= 1
+                        _, kind, tid, err = item
+                        if err is None:
+                            continue
+                        if kind == "attach" and err.code() == grpc.StatusCode.NOT_FOUND:
+                            run.to_execute.add(tid)
+                        elif err.code() in _core.RETRYABLE:
+                            failure = failure or _core.status_error(err, kind.capitalize())
+                        else:
+                            raise _core.status_error(err, kind.capitalize())
+                        continue
+                    ev = item[1]
+                    if not run.accept(ev):
+                        continue
+                    progressed = True
+                    await self._dispatch(run, ev, handlers)
+            finally:
+                for c in calls:
+                    c.cancel()
+                for t in tasks:
+                    t.cancel()
+            if run.done():
+                break
+            attempt = 0 if progressed else attempt + 1
+            if attempt >= self._retry.max_attempts:
+                raise failure or UnavailableError("toold ended the streams before every call had its result")
+            await asyncio.sleep(self._retry.backoff(attempt))
+        return run.ordered_results()
+
+    async def _dispatch(self, run: _core.Run, ev: Any, h: Handlers) -> None:
+        if h.on_event:
+            await _maybe_await(h.on_event(ev))
+        p = _core.progress_of(ev)
+        if p is not None and h.on_progress:
+            await _maybe_await(h.on_progress(p))
+        if ev.HasField("permission_request"):
+            pr = ev.permission_request
+            if pr.request_id in run.answered:
+                return
+            run.answered.add(pr.request_id)
+            if h.on_permission:
+                answer = await _maybe_await(h.on_permission(_core.ask_of(ev.tool_use_id, pr)))
+            else:
+                answer = _core.deny(NO_HANDLER_MESSAGE)
+            try:
+                await self._unary("ResolvePermission", self._sessions.ResolvePermission,
+                                  _core.answer_request(run.session_id, pr.request_id, answer))
+            except TooldError as err:
+                if err.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+
+
+async def _pump(call, kind: str, tid: Optional[str], out: asyncio.Queue) -> None:
+    try:
+        async for ev in call:
+            out.put_nowait((None, ev))
+        out.put_nowait((_END, kind, tid, None))
+    except asyncio.CancelledError:
+        raise
+    except grpc.RpcError as err:
+        out.put_nowait((_END, kind, tid, err))
+
+
+def connect_async(target: str, **kwargs) -> AsyncClient:
+    """AsyncClient(target, **kwargs)."""
+    return AsyncClient(target, **kwargs)

@@ -1,0 +1,173 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import grpc
+
+from toold_client import _core
+from toold_client._core import Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
+from toold_client._gen.toold.v1 import session_pb2, session_pb2_grpc, tool_pb2, tool_pb2_grpc
+
+_END = object()
+
+
+class Client:
+    """A connection to toold.
+
+    target is host:port. tls=True (or root_certificates, a PEM bundle)
+    uses TLS; token is sent as a bearer token on every request.
+    """
+
+    def __init__(self, target: str, *, token: Optional[str] = None, tls: bool = False,
+                 root_certificates: Optional[bytes] = None, server_name: Optional[str] = None,
+                 retry: Optional[RetryPolicy] = None):
+        self._retry = retry or RetryPolicy()
+        opts = _core.channel_options(server_name, self._retry)
+        if tls or root_certificates:
+            self._channel = grpc.secure_channel(target, _core.channel_credentials(root_certificates), options=opts)
+        else:
+            self._channel = grpc.insecure_channel(target, options=opts)
+        self._md = _core.bearer_metadata(token)
+        self._sessions = session_pb2_grpc.SessionServiceStub(self._channel)
+        self._tools = tool_pb2_grpc.ToolServiceStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _unary(self, what: str, fn, req, retry: bool = True):
+        attempt = 0
+        while True:
+            try:
+                return fn(req, metadata=self._md)
+            except grpc.RpcError as err:
+                if not retry or err.code() not in _core.RETRYABLE or attempt + 1 >= self._retry.max_attempts:
+                    raise _core.status_error(err, what) from None
+                time.sleep(self._retry.backoff(attempt))
+                attempt += 1
+
+    def create_session(self, workspace: str = "", *, mode: Optional[str] = None, allow: Sequence[str] = (),
+                       deny: Sequence[str] = (), ask: Sequence[str] = (),
+                       additional_directories: Sequence[str] = (), env: Optional[Dict[str, str]] = None):
+        """Creates a session and returns it (a toold.v1.Session; .id names it).
+
+        Not retried: a retry after a lost answer would make a second session.
+        """
+        req = _core.session_request(workspace, mode, allow, deny, ask, additional_directories, env)
+        return self._unary("CreateSession", self._sessions.CreateSession, req, retry=False).session
+
+    def get_session(self, session_id: str):
+        return self._unary("GetSession", self._sessions.GetSession,
+                           session_pb2.GetSessionRequest(session_id=session_id)).session
+
+    def delete_session(self, session_id: str) -> None:
+        # The server accepts a repeated delete for a while, so a retry is safe.
+        self._unary("DeleteSession", self._sessions.DeleteSession,
+                    session_pb2.DeleteSessionRequest(session_id=session_id))
+
+    def tools(self, session_id: str = "", *, include_deferred: bool = False) -> List[Dict[str, Any]]:
+        """The Messages API tools array for the session's tool pool."""
+        resp = self._unary("ListTools", self._tools.ListTools, tool_pb2.ListToolsRequest(session_id=session_id))
+        return _core.tools_list(resp, include_deferred)
+
+    def run(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
+            handlers: Optional[Handlers] = None) -> List[Dict[str, Any]]:
+        """Runs the tool_use blocks of one assistant message and returns their
+        tool_result blocks in the same order, ready for the next user message.
+
+        A failing call is a result with is_error, not an exception; an
+        exception means the request itself was refused (TooldError) or
+        toold stayed unreachable (UnavailableError).
+        """
+        handlers = handlers or Handlers()
+        run = _core.Run(session_id, tool_use_blocks)
+        attempt = 0
+        while not run.done():
+            events: "queue.Queue" = queue.Queue()
+            streams = []
+            for kind, tid, req in run.plan():
+                fn = self._tools.Execute if kind == "execute" else self._tools.Attach
+                call = fn(req, metadata=self._md)
+                streams.append(call)
+                threading.Thread(target=_pump, args=(call, kind, tid, events), daemon=True).start()
+            progressed, failure, open_streams = False, None, len(streams)
+            try:
+                while open_streams:
+                    item = events.get()
+                    if item[0] is _END:
+                        open_streams -= 1
+                        _, kind, tid, err = item
+                        if err is None:
+                            continue
+                        if kind == "attach" and err.code() == grpc.StatusCode.NOT_FOUND:
+                            # No record of the call: the first Execute never
+                            # reached the server. Send it again, same id.
+                            run.to_execute.add(tid)
+                        elif err.code() in _core.RETRYABLE:
+                            failure = failure or _core.status_error(err, kind.capitalize())
+                        else:
+                            raise _core.status_error(err, kind.capitalize())
+                        continue
+                    ev = item[1]
+                    if not run.accept(ev):
+                        continue
+                    progressed = True
+                    self._dispatch(run, ev, handlers)
+            finally:
+                for s in streams:
+                    s.cancel()
+            if run.done():
+                break
+            attempt = 0 if progressed else attempt + 1
+            if attempt >= self._retry.max_attempts:
+                raise failure or UnavailableError("toold ended the streams before every call had its result")
+            time.sleep(self._retry.backoff(attempt))
+        return run.ordered_results()
+
+    def _dispatch(self, run: _core.Run, ev: Any, h: Handlers) -> None:
+        if h.on_event:
+            h.on_event(ev)
+        p = _core.progress_of(ev)
+        if p is not None and h.on_progress:
+            h.on_progress(p)
+        if ev.HasField("permission_request"):
+            pr = ev.permission_request
+            if pr.request_id in run.answered:
+                return
+            run.answered.add(pr.request_id)
+            if h.on_permission:
+                answer = h.on_permission(_core.ask_of(ev.tool_use_id, pr))
+            else:
+                answer = _core.deny(NO_HANDLER_MESSAGE)
+            try:
+                self._unary("ResolvePermission", self._sessions.ResolvePermission,
+                            _core.answer_request(run.session_id, pr.request_id, answer))
+            except TooldError as err:
+                # Answered already (a replayed request) or no longer pending:
+                # the call's own events say what became of it.
+                if err.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+
+
+def _pump(call, kind: str, tid: Optional[str], out: "queue.Queue") -> None:
+    try:
+        for ev in call:
+            out.put((None, ev))
+        out.put((_END, kind, tid, None))
+    except grpc.RpcError as err:
+        out.put((_END, kind, tid, err))
+
+
+def connect(target: str, **kwargs) -> Client:
+    """Client(target, **kwargs)."""
+    return Client(target, **kwargs)

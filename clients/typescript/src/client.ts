@@ -1,0 +1,312 @@
+// The toold client: sessions, the Messages API tools array, and run(),
+// which takes an assistant message's tool_use blocks and returns their
+// tool_result blocks, answering permission requests and resuming broken
+// streams without ever running a call twice.
+
+import { Code, ConnectError, createClient, type Client as RpcClient, type Interceptor } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import type { JsonObject } from "@bufbuild/protobuf";
+import {
+  PermissionDecision,
+  PermissionMode,
+  PermissionScope,
+  SessionService,
+  type Session,
+} from "../gen/toold/v1/session_pb.js";
+import { ToolService, type ExecuteEvent, type HookRun } from "../gen/toold/v1/tool_pb.js";
+import { Run, toCalls, type ToolResultBlock } from "./run.js";
+
+export type { ToolResultBlock, ToolUseBlock } from "./run.js";
+export type { Session } from "../gen/toold/v1/session_pb.js";
+
+/** Exponential backoff with full jitter between attempts. */
+export interface RetryPolicy {
+  /** Consecutive attempts without any new event before giving up. */
+  maxAttempts: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  multiplier: number;
+}
+
+export const defaultRetry: RetryPolicy = { maxAttempts: 8, initialBackoffMs: 100, maxBackoffMs: 5000, multiplier: 2 };
+
+export interface ConnectOptions {
+  /** Sent as "authorization: Bearer TOKEN" on every request. */
+  token?: string;
+  /** Use TLS (https). Implied by ca. */
+  tls?: boolean;
+  /** PEM CA bundle the server's certificate must chain to. */
+  ca?: string | Buffer;
+  /** Name the server certificate must carry, when it differs from the host. */
+  serverName?: string;
+  retry?: Partial<RetryPolicy>;
+}
+
+export interface Progress {
+  toolUseId: string;
+  /** stdout and stderr carry bytes, message a string, hookRun the hook's report. */
+  kind: "stdout" | "stderr" | "message" | "hookRun";
+  data: Uint8Array | string | HookRun;
+  replayed: boolean;
+}
+
+export interface PermissionAsk {
+  toolUseId: string;
+  requestId: string;
+  toolName: string;
+  input: JsonObject;
+  reason: string;
+  rule: string;
+  source: string;
+  suggestedRules: string[];
+}
+
+export interface PermissionAnswer {
+  allow: boolean;
+  /** allow: also add the suggested rules to the session. */
+  session?: boolean;
+  /** deny: told to the model. */
+  message?: string;
+}
+
+export const allow = (): PermissionAnswer => ({ allow: true });
+export const allowForSession = (): PermissionAnswer => ({ allow: true, session: true });
+export const deny = (message = ""): PermissionAnswer => ({ allow: false, message });
+
+export interface Handlers {
+  onProgress?: (p: Progress) => void | Promise<void>;
+  /** Without it a permission request is denied, and the model is told why. */
+  onPermission?: (ask: PermissionAsk) => PermissionAnswer | boolean | Promise<PermissionAnswer | boolean>;
+  /** Every event, keepalives excepted. */
+  onEvent?: (ev: ExecuteEvent) => void | Promise<void>;
+  /** Stops waiting. The calls, sent detached so that a broken stream can
+   * resume, go on in toold until they end or the session is deleted. */
+  signal?: AbortSignal;
+}
+
+export const noHandlerMessage =
+  "denied: the call needs permission and the orchestrator has no permission handler (pass { onPermission } to run())";
+
+export interface CreateSessionOptions {
+  workspace?: string;
+  mode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+  allow?: string[];
+  deny?: string[];
+  ask?: string[];
+  additionalDirectories?: string[];
+  env?: Record<string, string>;
+}
+
+const modes: Record<NonNullable<CreateSessionOptions["mode"]>, PermissionMode> = {
+  default: PermissionMode.DEFAULT,
+  acceptEdits: PermissionMode.ACCEPT_EDITS,
+  plan: PermissionMode.PLAN,
+  bypassPermissions: PermissionMode.BYPASS_PERMISSIONS,
+  dontAsk: PermissionMode.DONT_ASK,
+};
+
+/** An error of a request toold refused, or one that could not reach it;
+ * code is the gRPC code. */
+export class TooldError extends Error {
+  constructor(message: string, readonly code: Code) {
+    super(message);
+    this.name = "TooldError";
+  }
+}
+
+function toolError(what: string, err: unknown): TooldError {
+  const ce = ConnectError.from(err);
+  return new TooldError(`${what}: ${Code[ce.code]}: ${ce.rawMessage}`, ce.code);
+}
+
+const retryable = (code: Code) => code === Code.Unavailable;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+  });
+}
+
+export class Client {
+  private readonly sessions: RpcClient<typeof SessionService>;
+  private readonly toolsSvc: RpcClient<typeof ToolService>;
+  private readonly retry: RetryPolicy;
+
+  /** target is host:port, or a URL (http:// or https://). */
+  constructor(target: string, opts: ConnectOptions = {}) {
+    const tls = opts.tls || opts.ca !== undefined || target.startsWith("https://");
+    const baseUrl = /^https?:\/\//.test(target) ? target : `${tls ? "https" : "http"}://${target}`;
+    const interceptors: Interceptor[] = [];
+    if (opts.token) {
+      const bearer = `Bearer ${opts.token}`;
+      interceptors.push((next) => (req) => {
+        req.header.set("authorization", bearer);
+        return next(req);
+      });
+    }
+    const transport = createGrpcTransport({
+      baseUrl,
+      interceptors,
+      nodeOptions: tls ? { ca: opts.ca, servername: opts.serverName } : undefined,
+    });
+    this.sessions = createClient(SessionService, transport);
+    this.toolsSvc = createClient(ToolService, transport);
+    this.retry = { ...defaultRetry, ...opts.retry };
+  }
+
+  private backoff(attempt: number): number {
+    const cap = Math.min(this.retry.maxBackoffMs, this.retry.initialBackoffMs * this.retry.multiplier ** attempt);
+    return Math.random() * cap; // full jitter: clients that lost one server do not return in step
+  }
+
+  private async unary<T>(what: string, fn: () => Promise<T>, retry = true, signal?: AbortSignal): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        const code = ConnectError.from(err).code;
+        if (!retry || !retryable(code) || attempt + 1 >= this.retry.maxAttempts || signal?.aborted) {
+          throw toolError(what, err);
+        }
+        await sleep(this.backoff(attempt), signal);
+      }
+    }
+  }
+
+  /** Creates a session. Not retried: a retry after a lost answer would
+   * make a second session. */
+  async createSession(o: CreateSessionOptions = {}): Promise<Session> {
+    if (o.mode !== undefined && !(o.mode in modes)) throw new TypeError(`unknown permission mode ${JSON.stringify(o.mode)}`);
+    const resp = await this.unary("CreateSession", () =>
+      this.sessions.createSession({
+        workspace: o.workspace ?? "",
+        mode: o.mode ? modes[o.mode] : PermissionMode.UNSPECIFIED,
+        permissions: { allow: o.allow ?? [], deny: o.deny ?? [], ask: o.ask ?? [], additionalDirectories: o.additionalDirectories ?? [] },
+        env: o.env ?? {},
+      }), false);
+    return resp.session!;
+  }
+
+  async getSession(sessionId: string): Promise<Session> {
+    return (await this.unary("GetSession", () => this.sessions.getSession({ sessionId }))).session!;
+  }
+
+  /** The server accepts a repeated delete for a while, so it is retried. */
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.unary("DeleteSession", () => this.sessions.deleteSession({ sessionId }));
+  }
+
+  /** The Messages API tools array: name, description, input_schema. */
+  async tools(sessionId = "", o: { includeDeferred?: boolean } = {}): Promise<{ name: string; description: string; input_schema: JsonObject }[]> {
+    const resp = await this.unary("ListTools", () => this.toolsSvc.listTools({ sessionId }));
+    return resp.tools
+      .filter((t) => o.includeDeferred || !t.deferred)
+      .map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema ?? {} }));
+  }
+
+  /** Runs the tool_use blocks of one assistant message and returns their
+   * tool_result blocks in the same order. A failing call is a result with
+   * is_error; a rejection means the request itself was refused, or toold
+   * stayed unreachable through the retry policy. */
+  async run(sessionId: string, toolUseBlocks: readonly unknown[], h: Handlers = {}): Promise<ToolResultBlock[]> {
+    const run = new Run(sessionId, toCalls(toolUseBlocks));
+    let attempt = 0;
+    while (!run.done()) {
+      const abort = new AbortController();
+      const onAbort = () => abort.abort(h.signal?.reason);
+      h.signal?.addEventListener("abort", onAbort, { once: true });
+      let progressed = false;
+      let failure: TooldError | undefined;
+      let fatal: unknown;
+      const pump = async (kind: "Execute" | "Attach", id: string | undefined, stream: AsyncIterable<ExecuteEvent>) => {
+        try {
+          for await (const ev of stream) {
+            if (!run.accept(ev)) continue;
+            progressed = true;
+            await this.dispatch(run, ev, h);
+          }
+        } catch (err) {
+          if (fatal !== undefined || abort.signal.aborted && !h.signal?.aborted) return;
+          const code = ConnectError.from(err).code;
+          if (kind === "Attach" && code === Code.NotFound) {
+            // No record of the call: the first Execute never reached the
+            // server. It is sent again, under the same id.
+            run.toExecute.add(id!);
+          } else if (retryable(code) || code === Code.Canceled) {
+            // Canceled without our abort: connect-node's word for an HTTP/2
+            // session that went away under the stream.
+            failure ??= toolError(kind, err);
+          } else {
+            // A handler's own error is passed on as it is.
+            fatal = h.signal?.aborted ? h.signal.reason : err instanceof ConnectError ? toolError(kind, err) : err;
+            abort.abort();
+          }
+        }
+      };
+      const pumps: Promise<void>[] = [];
+      const execute = run.calls.filter((c) => run.toExecute.has(c.toolUseId) && !run.results.has(c.toolUseId));
+      if (execute.length > 0) {
+        pumps.push(pump("Execute", undefined, this.toolsSvc.execute({ sessionId, calls: execute, detached: true }, { signal: abort.signal })));
+      }
+      for (const id of run.unfinished()) {
+        if (run.toExecute.has(id)) continue;
+        const stream = this.toolsSvc.attach({ sessionId, toolUseId: id, afterSeq: run.lastSeq.get(id)! }, { signal: abort.signal });
+        pumps.push(pump("Attach", id, stream));
+      }
+      await Promise.all(pumps);
+      h.signal?.removeEventListener("abort", onAbort);
+      abort.abort();
+      if (fatal !== undefined) throw fatal;
+      if (run.done()) break;
+      attempt = progressed ? 0 : attempt + 1;
+      if (attempt >= this.retry.maxAttempts) {
+        throw failure ?? new TooldError("toold ended the streams before every call had its result", Code.Unavailable);
+      }
+      await sleep(this.backoff(attempt), h.signal);
+    }
+    return run.ordered();
+  }
+
+  private async dispatch(run: Run, ev: ExecuteEvent, h: Handlers): Promise<void> {
+    await h.onEvent?.(ev);
+    const id = ev.toolUseId;
+    const e = ev.event;
+    if (e.case === "progress" && e.value.chunk.case !== undefined && h.onProgress) {
+      await h.onProgress({ toolUseId: id, kind: e.value.chunk.case, data: e.value.chunk.value, replayed: ev.replayed });
+    } else if (e.case === "hookRun" && h.onProgress) {
+      await h.onProgress({ toolUseId: id, kind: "hookRun", data: e.value, replayed: ev.replayed });
+    } else if (e.case === "permissionRequest") {
+      const pr = e.value;
+      if (run.answered.has(pr.requestId)) return;
+      run.answered.add(pr.requestId);
+      let answer: PermissionAnswer | boolean = deny(noHandlerMessage);
+      if (h.onPermission) {
+        answer = await h.onPermission({
+          toolUseId: id, requestId: pr.requestId, toolName: pr.toolName, input: pr.input ?? {},
+          reason: pr.decision?.reason ?? "", rule: pr.decision?.rule ?? "", source: pr.decision?.source ?? "",
+          suggestedRules: pr.suggestedRules,
+        });
+      }
+      const a = typeof answer === "boolean" ? { allow: answer } : answer;
+      try {
+        await this.unary("ResolvePermission", () => this.sessions.resolvePermission({
+          sessionId: run.sessionId,
+          requestId: pr.requestId,
+          decision: a.allow ? PermissionDecision.ALLOW : PermissionDecision.DENY,
+          scope: a.session ? PermissionScope.SESSION : PermissionScope.ONCE,
+          message: a.message ?? "",
+        }));
+      } catch (err) {
+        // Answered already, or no longer pending: the call's own events
+        // say what became of it.
+        if (!(err instanceof TooldError && err.code === Code.NotFound)) throw err;
+      }
+    }
+  }
+}
+
+export function connect(target: string, opts: ConnectOptions = {}): Client {
+  return new Client(target, opts);
+}

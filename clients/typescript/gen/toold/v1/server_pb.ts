@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toold/v1/server.proto.
  */
 export const file_toold_v1_server: GenFile = /*@__PURE__*/
-  fileDesc("ChV0b29sZC92MS9zZXJ2ZXIucHJvdG8SCHRvb2xkLnYxIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0Im8KFUdldFNlcnZlckluZm9SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgJEg0KBXN0b3JlGAIgASgJEgwKBGF1dGgYAyABKAkSKAoHc2FuZGJveBgEIAEoCzIXLnRvb2xkLnYxLlNhbmRib3hTdGF0dXMiwgIKDVNhbmRib3hTdGF0dXMSDAoEbW9kZRgBIAEoCRIUCgxsYW5kbG9ja19hYmkYAiABKAUSEAoIbGFuZGxvY2sYAyABKAgSDwoHbmV0d29yaxgEIAEoCBIWCg5uZXR3b3JrX2RlbmllZBgFIAEoCBITCgt1c2VyX3N3aXRjaBgGIAEoCBIMCgR1c2VyGAcgASgJEgsKA3VpZBgIIAEoBRILCgNnaWQYCSABKAUSDgoGY2dyb3VwGAogASgIEhIKCmNncm91cF9kaXIYCyABKAkSEgoKbWVtb3J5X21heBgMIAEoCBIQCghwaWRzX21heBgNIAEoCBIRCglzdWJyZWFwZXIYDiABKAgSJwoGbGltaXRzGA8gASgLMhcudG9vbGQudjEuU2FuZGJveExpbWl0cxIPCgdtaXNzaW5nGBAgAygJIpsBCg1TYW5kYm94TGltaXRzEhMKC2NwdV9zZWNvbmRzGAEgASgDEhUKDWFkZHJlc3Nfc3BhY2UYAiABKAMSEgoKb3Blbl9maWxlcxgDIAEoAxIRCglwcm9jZXNzZXMYBCABKAMSEQoJZmlsZV9zaXplGAUgASgDEhIKCm1lbW9yeV9tYXgYBiABKAMSEAoIcGlkc19tYXgYByABKAMyYQoNU2VydmVyU2VydmljZRJQCg1HZXRTZXJ2ZXJJbmZvEh4udG9vbGQudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaHy50b29sZC52MS5HZXRTZXJ2ZXJJbmZvUmVzcG9uc2VCL1otZ2l0aHViLmNvbS90b29sZC90b29sZC9wcm90by90b29sZC92MTt0b29sZHYxYgZwcm90bzM");
+  fileDesc("ChV0b29sZC92MS9zZXJ2ZXIucHJvdG8SCHRvb2xkLnYxIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0IqcBChVHZXRTZXJ2ZXJJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRINCgVzdG9yZRgCIAEoCRIMCgRhdXRoGAMgASgJEigKB3NhbmRib3gYBCABKAsyFy50b29sZC52MS5TYW5kYm94U3RhdHVzEhsKE2NsYXVkZV9jb2RlX3ZlcnNpb24YBSABKAkSGQoRc2V0dGluZ3Nfd2FybmluZ3MYBiADKAkinQMKDVNhbmRib3hTdGF0dXMSDAoEbW9kZRgBIAEoCRIUCgxsYW5kbG9ja19hYmkYAiABKAUSEAoIbGFuZGxvY2sYAyABKAgSDwoHbmV0d29yaxgEIAEoCBIWCg5uZXR3b3JrX2RlbmllZBgFIAEoCBITCgt1c2VyX3N3aXRjaBgGIAEoCBIMCgR1c2VyGAcgASgJEgsKA3VpZBgIIAEoBRILCgNnaWQYCSABKAUSDgoGY2dyb3VwGAogASgIEhIKCmNncm91cF9kaXIYCyABKAkSEgoKbWVtb3J5X21heBgMIAEoCBIQCghwaWRzX21heBgNIAEoCBIRCglzdWJyZWFwZXIYDiABKAgSJwoGbGltaXRzGA8gASgLMhcudG9vbGQudjEuU2FuZGJveExpbWl0cxIPCgdtaXNzaW5nGBAgAygJEhQKDGhpZGRlbl9wYXRocxgRIAMoCRIXCg9oaWRkZW5fZW5mb3JjZWQYEiABKAgSFAoMZGVuaWVkX3BvcnRzGBMgAygFEhQKDHBvcnRzX2RlbmllZBgUIAEoCCKbAQoNU2FuZGJveExpbWl0cxITCgtjcHVfc2Vjb25kcxgBIAEoAxIVCg1hZGRyZXNzX3NwYWNlGAIgASgDEhIKCm9wZW5fZmlsZXMYAyABKAMSEQoJcHJvY2Vzc2VzGAQgASgDEhEKCWZpbGVfc2l6ZRgFIAEoAxISCgptZW1vcnlfbWF4GAYgASgDEhAKCHBpZHNfbWF4GAcgASgDMmEKDVNlcnZlclNlcnZpY2USUAoNR2V0U2VydmVySW5mbxIeLnRvb2xkLnYxLkdldFNlcnZlckluZm9SZXF1ZXN0Gh8udG9vbGQudjEuR2V0U2VydmVySW5mb1Jlc3BvbnNlQi9aLWdpdGh1Yi5jb20vdG9vbGQvdG9vbGQvcHJvdG8vdG9vbGQvdjE7dG9vbGR2MWIGcHJvdG8z");
 
 /**
  * GetServerInfoRequest is empty.
@@ -60,6 +60,24 @@ export type GetServerInfoResponse = Message<"toold.v1.GetServerInfoResponse"> & 
    * @generated from field: toold.v1.SandboxStatus sandbox = 4;
    */
   sandbox?: SandboxStatus | undefined;
+
+  /**
+   * The Claude Code release whose tool results and permission decisions
+   * toold follows (the version its conformance fixtures were recorded
+   * from), e.g. "2.1.332".
+   *
+   * @generated from field: string claude_code_version = 5;
+   */
+  claudeCodeVersion: string;
+
+  /**
+   * What of the operator's --settings file toold does not apply, one line
+   * each: hooks of types it cannot run (skipped), top-level keys it does
+   * not read (ignored). Empty when everything applies.
+   *
+   * @generated from field: repeated string settings_warnings = 6;
+   */
+  settingsWarnings: string[];
 };
 
 /**
@@ -186,6 +204,36 @@ export type SandboxStatus = Message<"toold.v1.SandboxStatus"> & {
    * @generated from field: repeated string missing = 16;
    */
   missing: string[];
+
+  /**
+   * Paths no command may read or change: toold's credentials and
+   * configuration files, and --sandbox-hide.
+   *
+   * @generated from field: repeated string hidden_paths = 17;
+   */
+  hiddenPaths: string[];
+
+  /**
+   * Landlock keeps hidden_paths out of every command's reach.
+   *
+   * @generated from field: bool hidden_enforced = 18;
+   */
+  hiddenEnforced: boolean;
+
+  /**
+   * TCP ports no command may connect to, on any address: toold's own
+   * listeners, the store's, and --sandbox-deny-ports.
+   *
+   * @generated from field: repeated int32 denied_ports = 19;
+   */
+  deniedPorts: number[];
+
+  /**
+   * Landlock enforces denied_ports (ABI 4 or newer).
+   *
+   * @generated from field: bool ports_denied = 20;
+   */
+  portsDenied: boolean;
 };
 
 /**

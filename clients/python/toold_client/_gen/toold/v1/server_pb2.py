@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15toold/v1/server.proto\x12\x08toold.v1\"\x16\n\x14GetServerInfoRequest\"o\n\x15GetServerInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\r\n\x05store\x18\x02 \x01(\t\x12\x0c\n\x04\x61uth\x18\x03 \x01(\t\x12(\n\x07sandbox\x18\x04 \x01(\x0b\x32\x17.toold.v1.SandboxStatus\"\xc2\x02\n\rSandboxStatus\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x14\n\x0clandlock_abi\x18\x02 \x01(\x05\x12\x10\n\x08landlock\x18\x03 \x01(\x08\x12\x0f\n\x07network\x18\x04 \x01(\x08\x12\x16\n\x0enetwork_denied\x18\x05 \x01(\x08\x12\x13\n\x0buser_switch\x18\x06 \x01(\x08\x12\x0c\n\x04user\x18\x07 \x01(\t\x12\x0b\n\x03uid\x18\x08 \x01(\x05\x12\x0b\n\x03gid\x18\t \x01(\x05\x12\x0e\n\x06\x63group\x18\n \x01(\x08\x12\x12\n\ncgroup_dir\x18\x0b \x01(\t\x12\x12\n\nmemory_max\x18\x0c \x01(\x08\x12\x10\n\x08pids_max\x18\r \x01(\x08\x12\x11\n\tsubreaper\x18\x0e \x01(\x08\x12\'\n\x06limits\x18\x0f \x01(\x0b\x32\x17.toold.v1.SandboxLimits\x12\x0f\n\x07missing\x18\x10 \x03(\t\"\x9b\x01\n\rSandboxLimits\x12\x13\n\x0b\x63pu_seconds\x18\x01 \x01(\x03\x12\x15\n\raddress_space\x18\x02 \x01(\x03\x12\x12\n\nopen_files\x18\x03 \x01(\x03\x12\x11\n\tprocesses\x18\x04 \x01(\x03\x12\x11\n\tfile_size\x18\x05 \x01(\x03\x12\x12\n\nmemory_max\x18\x06 \x01(\x03\x12\x10\n\x08pids_max\x18\x07 \x01(\x03\x32\x61\n\rServerService\x12P\n\rGetServerInfo\x12\x1e.toold.v1.GetServerInfoRequest\x1a\x1f.toold.v1.GetServerInfoResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15toold/v1/server.proto\x12\x08toold.v1\"\x16\n\x14GetServerInfoRequest\"\xa7\x01\n\x15GetServerInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\r\n\x05store\x18\x02 \x01(\t\x12\x0c\n\x04\x61uth\x18\x03 \x01(\t\x12(\n\x07sandbox\x18\x04 \x01(\x0b\x32\x17.toold.v1.SandboxStatus\x12\x1b\n\x13\x63laude_code_version\x18\x05 \x01(\t\x12\x19\n\x11settings_warnings\x18\x06 \x03(\t\"\x9d\x03\n\rSandboxStatus\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x14\n\x0clandlock_abi\x18\x02 \x01(\x05\x12\x10\n\x08landlock\x18\x03 \x01(\x08\x12\x0f\n\x07network\x18\x04 \x01(\x08\x12\x16\n\x0enetwork_denied\x18\x05 \x01(\x08\x12\x13\n\x0buser_switch\x18\x06 \x01(\x08\x12\x0c\n\x04user\x18\x07 \x01(\t\x12\x0b\n\x03uid\x18\x08 \x01(\x05\x12\x0b\n\x03gid\x18\t \x01(\x05\x12\x0e\n\x06\x63group\x18\n \x01(\x08\x12\x12\n\ncgroup_dir\x18\x0b \x01(\t\x12\x12\n\nmemory_max\x18\x0c \x01(\x08\x12\x10\n\x08pids_max\x18\r \x01(\x08\x12\x11\n\tsubreaper\x18\x0e \x01(\x08\x12\'\n\x06limits\x18\x0f \x01(\x0b\x32\x17.toold.v1.SandboxLimits\x12\x0f\n\x07missing\x18\x10 \x03(\t\x12\x14\n\x0chidden_paths\x18\x11 \x03(\t\x12\x17\n\x0fhidden_enforced\x18\x12 \x01(\x08\x12\x14\n\x0c\x64\x65nied_ports\x18\x13 \x03(\x05\x12\x14\n\x0cports_denied\x18\x14 \x01(\x08\"\x9b\x01\n\rSandboxLimits\x12\x13\n\x0b\x63pu_seconds\x18\x01 \x01(\x03\x12\x15\n\raddress_space\x18\x02 \x01(\x03\x12\x12\n\nopen_files\x18\x03 \x01(\x03\x12\x11\n\tprocesses\x18\x04 \x01(\x03\x12\x11\n\tfile_size\x18\x05 \x01(\x03\x12\x12\n\nmemory_max\x18\x06 \x01(\x03\x12\x10\n\x08pids_max\x18\x07 \x01(\x03\x32\x61\n\rServerService\x12P\n\rGetServerInfo\x12\x1e.toold.v1.GetServerInfoRequest\x1a\x1f.toold.v1.GetServerInfoResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toold.v1.server_pb2', globals())
@@ -23,12 +23,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'Z-github.com/toold/toold/proto/toold/v1;tooldv1'
   _GETSERVERINFOREQUEST._serialized_start=35
   _GETSERVERINFOREQUEST._serialized_end=57
-  _GETSERVERINFORESPONSE._serialized_start=59
-  _GETSERVERINFORESPONSE._serialized_end=170
-  _SANDBOXSTATUS._serialized_start=173
-  _SANDBOXSTATUS._serialized_end=495
-  _SANDBOXLIMITS._serialized_start=498
-  _SANDBOXLIMITS._serialized_end=653
-  _SERVERSERVICE._serialized_start=655
-  _SERVERSERVICE._serialized_end=752
+  _GETSERVERINFORESPONSE._serialized_start=60
+  _GETSERVERINFORESPONSE._serialized_end=227
+  _SANDBOXSTATUS._serialized_start=230
+  _SANDBOXSTATUS._serialized_end=643
+  _SANDBOXLIMITS._serialized_start=646
+  _SANDBOXLIMITS._serialized_end=801
+  _SERVERSERVICE._serialized_start=803
+  _SERVERSERVICE._serialized_end=900
 # @@protoc_insertion_point(module_scope)

@@ -187,7 +187,9 @@ func TestPermissionRequests(t *testing.T) {
 	}
 
 	raw, err = c.Run(ctx(t), sess.GetId(), call("toolu_ask3", "denied"), &client.Handlers{
-		Permission: func(context.Context, string, *tooldv1.PermissionRequest) client.Answer { return client.Deny("not on Fridays") },
+		Permission: func(context.Context, string, *tooldv1.PermissionRequest) client.Answer {
+			return client.Deny("not on Fridays")
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -94,6 +94,34 @@ func (c *Client) RunToolUses(ctx context.Context, sessionID string, uses []ToolU
 	if len(uses) == 0 {
 		return r.results, nil
 	}
+	return r.loop(ctx)
+}
+
+// Attach follows a call sent before (by this process or another one, e.g.
+// a detached call) from its first event to its result, answering its
+// permission request if it waits on one, and returns its tool_result block.
+// NOT_FOUND when toold has no record of the call.
+func (c *Client) Attach(ctx context.Context, sessionID, toolUseID string, h *Handlers) (json.RawMessage, error) {
+	if h == nil {
+		h = &Handlers{}
+	}
+	r := &run{c: c, sid: sessionID, h: h, attachOnly: true,
+		idx:      map[string]int{toolUseID: 0},
+		answered: map[string]bool{},
+		calls:    []*tooldv1.ToolCall{{ToolUseId: toolUseID}},
+		seq:      []int64{0},
+		results:  []json.RawMessage{nil},
+	}
+	results, err := r.loop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return results[0], nil
+}
+
+// loop makes attempts until every call has its result.
+func (r *run) loop(ctx context.Context) ([]json.RawMessage, error) {
+	c := r.c
 	for failures := 0; ; {
 		err := r.attempt(ctx)
 		if err == nil && r.pending() == 0 {
@@ -135,6 +163,8 @@ type run struct {
 	answered map[string]bool // permission request ids already answered
 	// progressed: an event arrived since the last failure.
 	progressed bool
+	// attachOnly: the calls were sent by someone else; never send them.
+	attachOnly bool
 }
 
 func (r *run) pending() int {
@@ -172,7 +202,7 @@ func (r *run) attempt(parent context.Context) error {
 	for i, call := range r.calls {
 		switch {
 		case r.results[i] != nil:
-		case r.seq[i] == 0:
+		case r.seq[i] == 0 && !r.attachOnly:
 			fresh = append(fresh, call)
 		default:
 			streams++
@@ -196,7 +226,7 @@ func (r *run) attempt(parent context.Context) error {
 			if it.err == nil {
 				continue
 			}
-			if st, _ := status.FromError(it.err); it.call >= 0 && st.Code() == codes.NotFound && r.results[it.call] == nil && parent.Err() == nil {
+			if st, _ := status.FromError(it.err); it.call >= 0 && st.Code() == codes.NotFound && r.results[it.call] == nil && parent.Err() == nil && !r.attachOnly {
 				r.seq[it.call] = 0
 				it.err = errForgotten
 			}

@@ -289,3 +289,60 @@ func TestBearerToken(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+// toold is out of reach when Run starts: Run retries until it answers, and
+// the call runs once.
+func TestUnavailableAtStartIsRetried(t *testing.T) {
+	d := tooldtest.Start(t)
+	p := tooldtest.NewProxy(t, d.Addr)
+	c := dial(t, p.Addr, client.WithBackoff(client.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Attempts: 50}))
+	sess := bashSession(t, c)
+	p.Cut()
+	refused := p.Down()
+	go func() { <-refused; p.Up() }()
+	raw, err := c.Run(ctx(t), sess.GetId(), json.RawMessage(`[{"type":"tool_use","id":"toolu_late","name":"Bash","input":{"command":"echo x >> count; echo late"}}]`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := parse(t, raw)[0]; r.IsError || !strings.Contains(r.text(), "late") {
+		t.Fatalf("result: %s", raw)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sess.GetWorkspace(), "count")); string(b) != "x\n" {
+		t.Fatalf("ran %q", b)
+	}
+}
+
+// The connection drops while the person decides: the answer still reaches
+// toold, the request is not asked again on the resumed stream, and the
+// call runs once.
+func TestDropWhileAsking(t *testing.T) {
+	d := tooldtest.Start(t)
+	p := tooldtest.NewProxy(t, d.Addr)
+	c := dial(t, p.Addr, client.WithBackoff(client.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Attempts: 50}))
+	sess, err := c.CreateSession(ctx(t), &tooldv1.CreateSessionRequest{
+		Mode:        tooldv1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
+		Permissions: &tooldv1.Permissions{Ask: []string{"Bash(touch *)"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	raw, err := c.Run(ctx(t), sess.GetId(), json.RawMessage(`[{"type":"tool_use","id":"toolu_q","name":"Bash","input":{"command":"touch a && echo y >> count && echo asked-and-ran"}}]`), &client.Handlers{
+		Permission: func(context.Context, string, *tooldv1.PermissionRequest) client.Answer {
+			asked++
+			if p.Cut() == 0 {
+				t.Error("nothing to cut")
+			}
+			return client.AllowOnce()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := parse(t, raw)[0]; asked != 1 || r.IsError || !strings.Contains(r.text(), "asked-and-ran") {
+		t.Fatalf("asked %d times, result %s", asked, raw)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sess.GetWorkspace(), "count")); string(b) != "y\n" {
+		t.Fatalf("ran %q", b)
+	}
+}

@@ -160,6 +160,8 @@ type Proxy struct {
 	mu      sync.Mutex
 	conns   []net.Conn
 	cuts    int
+	down    bool
+	refused chan struct{} // closed at the first connection refused while down
 }
 
 // NewProxy listens on a free loopback port and forwards to backend.
@@ -180,6 +182,17 @@ func (p *Proxy) serve() {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
+		}
+		p.mu.Lock()
+		down := p.down
+		if down && p.refused != nil {
+			close(p.refused)
+			p.refused = nil
+		}
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
 		}
 		b, err := net.Dial("tcp", p.backend)
 		if err != nil {
@@ -223,6 +236,24 @@ func (p *Proxy) Cut() int {
 	p.conns = nil
 	p.cuts++
 	return n
+}
+
+// Down makes the proxy close every connection it accepts, as an
+// unreachable toold would, until Up; the returned channel is closed when it
+// has refused one.
+func (p *Proxy) Down() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	p.refused = make(chan struct{})
+	return p.refused
+}
+
+// Up undoes Down.
+func (p *Proxy) Up() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
 }
 
 // String names the proxy in test logs.

@@ -175,15 +175,8 @@ func TestAgentLoop(t *testing.T) {
 // The built command against the fake's own binary, as the README runs it.
 func TestAgentLoopCommand(t *testing.T) {
 	d := tooldtest.Start(t)
-	dir := t.TempDir()
-	scriptFile := filepath.Join(dir, "script.json")
-	b, _ := json.Marshal(fakemessages.Script{Turns: []fakemessages.Turn{
-		turn(t, bash("toolu_01", "echo from-the-loop")),
-		turn(t, map[string]any{"type": "text", "text": "Finished."}),
-	}})
-	if err := os.WriteFile(scriptFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The script the docs run by hand.
+	scriptFile := filepath.Join(tooldtest.Root(), "examples", "go", "agentloop", "script.json")
 	fakeBin := tooldtest.Build(t, "./test/fakemessages/cmd/fakemessages")
 	loopBin := tooldtest.Build(t, "./examples/go/agentloop")
 	fake := exec.Command(fakeBin, "--script", scriptFile, "--stdin-lifeline")
@@ -199,7 +192,7 @@ func TestAgentLoopCommand(t *testing.T) {
 	// The default session asks for Bash: --approve answers.
 	cmd := exec.Command(loopBin, "--toold", d.Addr, "--base-url", url, "--approve", "Say hello.")
 	got, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(got), "from-the-loop") || !strings.Contains(string(got), "Finished.") {
+	if err != nil || !strings.Contains(string(got), "from-the-loop") || !strings.Contains(string(got), "tick 5\nwritten by the agent loop") || !strings.Contains(string(got), "Finished.") {
 		t.Fatalf("%v\n%s", err, got)
 	}
 }

@@ -206,8 +206,9 @@ func (r *run) attempt(parent context.Context) error {
 			fresh = append(fresh, call)
 		default:
 			streams++
+			req := &tooldv1.AttachRequest{SessionId: r.sid, ToolUseId: call.GetToolUseId(), AfterSeq: r.seq[i]}
 			go r.pump(ctx, i, items, func(ctx context.Context) (grpc.ServerStreamingClient[tooldv1.ExecuteEvent], error) {
-				return r.c.tools.Attach(ctx, &tooldv1.AttachRequest{SessionId: r.sid, ToolUseId: call.GetToolUseId(), AfterSeq: r.seq[i]})
+				return r.c.tools.Attach(ctx, req)
 			})
 		}
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
@@ -106,10 +108,15 @@ func parseMode(s string) (tooldv1.PermissionMode, error) {
 }
 
 func printProto(io stdio, m proto.Message) error {
-	b, err := protojson.MarshalOptions{Multiline: true, UseProtoNames: true}.Marshal(m)
+	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(io.out, string(b))
+	// protojson varies its spacing on purpose; scripts and people want one.
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.out, out.String())
 	return nil
 }

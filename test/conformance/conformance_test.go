@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -117,8 +118,15 @@ func TestConformance(t *testing.T) {
 				next[r.Key] = r.Why
 			}
 		}
-		b, _ := json.MarshalIndent(next, "", " ")
-		if err := os.WriteFile(knownFile, append(b, '\n'), 0o644); err != nil {
+		// Reasons quote <tool_use_error> and the like: keep them readable.
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", " ")
+		if err := enc.Encode(next); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(knownFile, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("wrote %s: %d calls", knownFile, len(next))

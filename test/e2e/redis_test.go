@@ -168,7 +168,7 @@ func TestRedisOutageAndRecovery(t *testing.T) {
 	rs.Resume()
 	health("SERVING")
 	out = run("ls")
-	mustContain(t, out, `"text": "(no output)"`)
+	mustContain(t, out, `"text": "(Bash completed with no output)"`)
 	if strings.Contains(out, "ran-during-outage") {
 		t.Fatal("a call ran during the outage")
 	}

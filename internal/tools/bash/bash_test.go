@@ -72,7 +72,7 @@ func TestResults(t *testing.T) {
 		{"stdout", "echo hello", "hello", false, 0},
 		{"stderr after stdout", "echo err >&2; echo out", "out\nerr", false, 0},
 		{"stderr only", "echo err >&2", "err", false, 0},
-		{"no output", "true", "(no output)", false, 0},
+		{"no output", "true", "(Bash completed with no output)", false, 0},
 		{"inner blank lines kept", "printf 'a\\n\\nb\\n\\n\\n'", "a\n\nb", false, 0},
 		{"non-zero exit", "echo oops; exit 3", "Exit code 3\noops", true, 3},
 		{"non-zero exit without output", "false", "Exit code 1", true, 1},
@@ -133,7 +133,7 @@ func TestCdCarriesOver(t *testing.T) {
 	if st.Cwd != sub || res.Meta["cwd"] != sub {
 		t.Fatalf("after cd: State.Cwd = %q, meta cwd = %v; want %q", st.Cwd, res.Meta["cwd"], sub)
 	}
-	if text := tooltest.Text(res); text != "(no output)" {
+	if text := tooltest.Text(res); text != "(Bash completed with no output)" {
 		t.Errorf("text = %q", text)
 	}
 	env.Cwd = st.Cwd // what the engine does for the next call

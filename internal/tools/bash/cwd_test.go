@@ -80,7 +80,7 @@ func TestNoCwdFileWithoutCd(t *testing.T) {
 	env, st, _ := tooltest.Env(t)
 	stateDir := tl.(*bashTool).stateDir
 	res := mustRun(t, tl, env, "ls -A "+stateDir)
-	if text := tooltest.Text(res); text != "(no output)" {
+	if text := tooltest.Text(res); text != "(Bash completed with no output)" {
 		t.Errorf("the private directory holds %q during a call without cd", text)
 	}
 	if st.Cwd != env.Cwd || res.Meta["cwd"] != env.Cwd {

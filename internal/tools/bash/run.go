@@ -122,7 +122,8 @@ func (c *call) result(text, note string, truncated bool, code int, cwd string, i
 		text = joinText(text, note)
 	}
 	if text == "" {
-		text = "(no output)"
+		// Claude Code's words for a command that printed nothing.
+		text = "(Bash completed with no output)"
 	}
 	r := tool.Text(text)
 	if isErr {

@@ -270,6 +270,21 @@ class Run:
             self.results[tid] = result_block(tid, ev.result)
         return True
 
+    def stream_ended(self, kind: str, tid: str, err: Optional[grpc.RpcError]) -> Optional[TooldError]:
+        """Classifies how one call's stream ended: None when it ended well
+        or the call must be sent again, the retryable error to report if
+        the retries run out, or raises for an error no retry can mend."""
+        if err is None:
+            return None
+        if kind == "attach" and err.code() == grpc.StatusCode.NOT_FOUND:
+            # No record of the call: the first Execute never reached the
+            # server. Send it again, same id.
+            self.to_execute.add(tid)
+            return None
+        if err.code() in RETRYABLE:
+            return status_error(err, kind.capitalize())
+        raise status_error(err, kind.capitalize())
+
     def ordered_results(self) -> List[Dict[str, Any]]:
         return [self.results[i] for i in self.ids]
 

@@ -98,14 +98,8 @@ class AsyncClient:
                     if item[0] is _END:
                         open_streams -= 1
                         _, kind, tid, err = item
-                        if err is None:
-                            continue
-                        if kind == "attach" and err.code() == grpc.StatusCode.NOT_FOUND:
-                            run.to_execute.add(tid)
-                        elif err.code() in _core.RETRYABLE:
-                            failure = failure or _core.status_error(err, kind.capitalize())
-                        else:
-                            raise _core.status_error(err, kind.capitalize())
+                        ended = run.stream_ended(kind, tid, err)
+                        failure = failure or ended
                         continue
                     ev = item[1]
                     if not run.accept(ev):

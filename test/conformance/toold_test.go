@@ -16,9 +16,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
@@ -187,15 +185,7 @@ func runCase(ctx context.Context, d *daemon, c testCase, dd dirs, denyMessage st
 	for _, r := range c.Ask {
 		perms.Ask = append(perms.Ask, dd.subst(r))
 	}
-	var cs *tooldv1.CreateSessionResponse
-	var err error
-	for {
-		cs, err = d.session.CreateSession(ctx, &tooldv1.CreateSessionRequest{Workspace: dd.ws, Mode: mode, Permissions: perms})
-		if status.Code(err) != codes.ResourceExhausted {
-			break
-		}
-		time.Sleep(50 * time.Millisecond) // the rate limit, as in startExecute
-	}
+	cs, err := d.session.CreateSession(ctx, &tooldv1.CreateSessionRequest{Workspace: dd.ws, Mode: mode, Permissions: perms})
 	if err != nil {
 		return nil, fmt.Errorf("CreateSession: %w", err)
 	}
@@ -228,7 +218,11 @@ func runCase(ctx context.Context, d *daemon, c testCase, dd dirs, denyMessage st
 func execute(ctx context.Context, d *daemon, sid string, req *tooldv1.ExecuteRequest, timeout time.Duration, denyMessage string, dd dirs, out map[string]outcome) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	stream, first, err := startExecute(ctx, d, req)
+	stream, err := d.tools.Execute(ctx, req)
+	var first *tooldv1.ExecuteEvent
+	if err == nil {
+		first, err = stream.Recv()
+	}
 	if err != nil {
 		return fmt.Errorf("Execute: %w", err)
 	}
@@ -294,28 +288,6 @@ func execute(ctx context.Context, d *daemon, sid string, req *tooldv1.ExecuteReq
 		out[id] = o
 	}
 	return nil
-}
-
-// startExecute opens the Execute stream and reads its first event,
-// opening it again while toold's per-tenant rate limit refuses it: the
-// cases run several at once, which the limit (meant for agents) counts,
-// and a refused Execute ran nothing.
-func startExecute(ctx context.Context, d *daemon, req *tooldv1.ExecuteRequest) (grpc.ServerStreamingClient[tooldv1.ExecuteEvent], *tooldv1.ExecuteEvent, error) {
-	for {
-		stream, err := d.tools.Execute(ctx, req)
-		var ev *tooldv1.ExecuteEvent
-		if err == nil {
-			ev, err = stream.Recv()
-		}
-		if status.Code(err) != codes.ResourceExhausted {
-			return stream, ev, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, err
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 // roundTrip gives the Struct's map the types encoding/json would.

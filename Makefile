@@ -136,6 +136,8 @@ ORACLE_PREFIX := $(CURDIR)/.oracle/cli-$(CLAUDE_CODE_VERSION)
 CONFORMANCE_OUT := $(CURDIR)/.oracle/conformance
 CONFORMANCE_JOBS ?= 2
 CONFORMANCE_DENY := Denied by the oracle host.
+# The case files to record (make conformance-record CONFORMANCE_CASES=cases_read.json).
+CONFORMANCE_CASES ?= cases*.json host_cases*.json
 
 ## conformance-record: re-record the fixtures with the pinned Claude Code (needs npm; opt-in)
 conformance-record:
@@ -143,15 +145,17 @@ conformance-record:
 	@[ -n "$(CLAUDE_CODE_VERSION)" ] || { echo "no Version in internal/claudecode/version.go"; exit 1; }
 	@$(ORACLE_PREFIX)/node_modules/.bin/claude --version 2>/dev/null | grep -q '^$(CLAUDE_CODE_VERSION) ' || \
 		python3 $(ORACLE) setup --version $(CLAUDE_CODE_VERSION) --prefix $(ORACLE_PREFIX)
-	python3 $(ORACLE) cc --cases test/conformance/cases.json --out $(CONFORMANCE_OUT) \
-		--claude $(ORACLE_PREFIX)/node_modules/.bin/claude --jobs $(CONFORMANCE_JOBS)
-	python3 $(ORACLE) cc --cases test/conformance/host_cases.json --out $(CONFORMANCE_OUT) --name cc-host \
-		--claude $(ORACLE_PREFIX)/node_modules/.bin/claude --jobs $(CONFORMANCE_JOBS) \
-		--host-prompts deny --deny-message "$(CONFORMANCE_DENY)"
-	python3 test/conformance/record.py --oracle $(ORACLE) --version $(CLAUDE_CODE_VERSION) \
-		--cases test/conformance/cases.json --results $(CONFORMANCE_OUT)/cc.json --fixture test/conformance/expected.json
-	python3 test/conformance/record.py --oracle $(ORACLE) --version $(CLAUDE_CODE_VERSION) \
-		--cases test/conformance/host_cases.json --results $(CONFORMANCE_OUT)/cc-host.json --fixture test/conformance/expected_host.json
+	@set -e; cd test/conformance; for c in $(CONFORMANCE_CASES); do \
+		rest=$${c#*cases}; rest=$${rest%.json}; \
+		case $$c in host_*) fx=expected_host$$rest.json; host=(--host-prompts deny --deny-message "$(CONFORMANCE_DENY)");; \
+			*) fx=expected$$rest.json; host=();; esac; \
+		name=cc$${fx#expected}; name=$${name%.json}; \
+		echo "record $$c -> $$fx"; \
+		python3 $(ORACLE) cc --cases $$c --out $(CONFORMANCE_OUT) --name $$name \
+			--claude $(ORACLE_PREFIX)/node_modules/.bin/claude --jobs $(CONFORMANCE_JOBS) "$${host[@]}"; \
+		python3 record.py --oracle $(ORACLE) --version $(CLAUDE_CODE_VERSION) \
+			--cases $$c --results $(CONFORMANCE_OUT)/$$name.json --fixture $$fx; \
+		done
 	$(GO) test -count=1 ./test/conformance -update-known
 	@git diff --stat -- test/conformance
 

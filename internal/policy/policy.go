@@ -75,6 +75,11 @@ type Decision struct {
 	Warnings []string
 	// Suggestions are rules that would allow this call next time.
 	Suggestions []string
+	// Message, when set, is the refusal the model gets if this decision
+	// ends the call unrun (a deny, or an ask nobody granted), worded as
+	// Claude Code words it for the same case. The exec stage falls back
+	// to its generic texts when it is empty.
+	Message string
 }
 
 // Part is the decision for one simple command of a Bash call.

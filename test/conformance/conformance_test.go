@@ -30,9 +30,38 @@ type suite struct {
 	denyText string // the host's deny message; "" for a plain -p run
 }
 
-var suites = []suite{
-	{name: "plain", cases: "cases.json", fixture: "expected.json"},
-	{name: "host", cases: "host_cases.json", fixture: "expected_host.json", denyText: "Denied by the oracle host."},
+// hostDenyText is what the oracle's host answers every prompt with when a
+// suite is recorded in host mode.
+const hostDenyText = "Denied by the oracle host."
+
+// findSuites lists the suites in dir: each cases<name>.json is recorded as
+// a plain `claude -p` run into expected<name>.json, each
+// host_cases<name>.json in host mode into expected_host<name>.json. Cases
+// live in several files so that each area's calls can be added and
+// re-recorded on their own.
+func findSuites(dir string) ([]suite, error) {
+	var out []suite
+	for _, kind := range []struct{ prefix, fixture, deny string }{
+		{"cases", "expected", ""},
+		{"host_cases", "expected_host", hostDenyText},
+	} {
+		names, err := filepath.Glob(filepath.Join(dir, kind.prefix+"*.json"))
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			rest := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(n), kind.prefix), ".json")
+			name := strings.TrimPrefix(kind.fixture+rest, "expected_")
+			if name == "expected" {
+				name = "plain"
+			}
+			out = append(out, suite{name: name, cases: filepath.Base(n), fixture: kind.fixture + rest + ".json", denyText: kind.deny})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no cases*.json in %s", dir)
+	}
+	return out, nil
 }
 
 // fixture is what record.py writes.
@@ -78,6 +107,10 @@ func TestConformance(t *testing.T) {
 	// toold's sandbox runs commands as another user, who must pass
 	// through every directory above the workspaces.
 	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	suites, err := findSuites(".")
+	if err != nil {
 		t.Fatal(err)
 	}
 	var rows []row

@@ -2,8 +2,8 @@
 // against the ones the pinned Claude Code release (internal/claudecode)
 // gave for the same calls.
 //
-// cases.json and host_cases.json hold the calls, in the oracle's case format;
-// expected.json and expected_host.json hold what Claude Code returned for
+// cases*.json and host_cases*.json hold the calls, in the oracle's case format;
+// expected*.json and expected_host*.json hold what Claude Code returned for
 // them, recorded by `make conformance-record`; known_differences.json lists
 // the calls toold still answers differently, each with a reason. The test in
 // this package runs every case through a built toold and fails when a call

@@ -69,6 +69,11 @@ var kindToProto = map[tool.ErrorKind]tooldv1.ErrorKind{
 	tool.KindCancelled:        tooldv1.ErrorKind_ERROR_KIND_CANCELLED,
 	tool.KindInternal:         tooldv1.ErrorKind_ERROR_KIND_INTERNAL,
 	tool.KindUnavailable:      tooldv1.ErrorKind_ERROR_KIND_UNAVAILABLE,
+	tool.KindNotFound:         tooldv1.ErrorKind_ERROR_KIND_NOT_FOUND,
+	tool.KindWrongType:        tooldv1.ErrorKind_ERROR_KIND_WRONG_TYPE,
+	tool.KindNoMatch:          tooldv1.ErrorKind_ERROR_KIND_NO_MATCH,
+	tool.KindNotUnique:        tooldv1.ErrorKind_ERROR_KIND_NOT_UNIQUE,
+	tool.KindConflict:         tooldv1.ErrorKind_ERROR_KIND_CONFLICT,
 }
 
 func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {

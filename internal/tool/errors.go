@@ -16,6 +16,13 @@ const (
 	KindCancelled
 	KindInternal
 	KindUnavailable
+	// Finer kinds of KindFailed (the call ran and failed), so that a
+	// client can tell the common failures apart without reading the text.
+	KindNotFound
+	KindWrongType
+	KindNoMatch
+	KindNotUnique
+	KindConflict
 )
 
 func (k ErrorKind) String() string {
@@ -38,6 +45,16 @@ func (k ErrorKind) String() string {
 		return "internal"
 	case KindUnavailable:
 		return "unavailable"
+	case KindNotFound:
+		return "not_found"
+	case KindWrongType:
+		return "wrong_type"
+	case KindNoMatch:
+		return "no_match"
+	case KindNotUnique:
+		return "not_unique"
+	case KindConflict:
+		return "conflict"
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }

@@ -104,20 +104,39 @@ const (
 	ErrorKind_ERROR_KIND_INTERNAL ErrorKind = 7
 	// State the call needed could not be read or written; nothing ran.
 	ErrorKind_ERROR_KIND_UNAVAILABLE ErrorKind = 8
+	// The call ran and failed because a file or directory it names does not
+	// exist (a finer ERROR_KIND_FAILED).
+	ErrorKind_ERROR_KIND_NOT_FOUND ErrorKind = 9
+	// The call ran and failed because a path is of the wrong type: a
+	// directory where a file is wanted, or the other way round.
+	ErrorKind_ERROR_KIND_WRONG_TYPE ErrorKind = 10
+	// An edit found no occurrence of the text it was to replace.
+	ErrorKind_ERROR_KIND_NO_MATCH ErrorKind = 11
+	// An edit found the text it was to replace more than once and was not
+	// asked to replace every occurrence.
+	ErrorKind_ERROR_KIND_NOT_UNIQUE ErrorKind = 12
+	// A write was refused because the file changed on disk since it was
+	// last read (only with toold's stricter, optional stale-read check).
+	ErrorKind_ERROR_KIND_CONFLICT ErrorKind = 13
 )
 
 // Enum value maps for ErrorKind.
 var (
 	ErrorKind_name = map[int32]string{
-		0: "ERROR_KIND_UNSPECIFIED",
-		1: "ERROR_KIND_INVALID_INPUT",
-		2: "ERROR_KIND_UNKNOWN_TOOL",
-		3: "ERROR_KIND_PERMISSION_DENIED",
-		4: "ERROR_KIND_TIMEOUT",
-		5: "ERROR_KIND_FAILED",
-		6: "ERROR_KIND_CANCELLED",
-		7: "ERROR_KIND_INTERNAL",
-		8: "ERROR_KIND_UNAVAILABLE",
+		0:  "ERROR_KIND_UNSPECIFIED",
+		1:  "ERROR_KIND_INVALID_INPUT",
+		2:  "ERROR_KIND_UNKNOWN_TOOL",
+		3:  "ERROR_KIND_PERMISSION_DENIED",
+		4:  "ERROR_KIND_TIMEOUT",
+		5:  "ERROR_KIND_FAILED",
+		6:  "ERROR_KIND_CANCELLED",
+		7:  "ERROR_KIND_INTERNAL",
+		8:  "ERROR_KIND_UNAVAILABLE",
+		9:  "ERROR_KIND_NOT_FOUND",
+		10: "ERROR_KIND_WRONG_TYPE",
+		11: "ERROR_KIND_NO_MATCH",
+		12: "ERROR_KIND_NOT_UNIQUE",
+		13: "ERROR_KIND_CONFLICT",
 	}
 	ErrorKind_value = map[string]int32{
 		"ERROR_KIND_UNSPECIFIED":       0,
@@ -129,6 +148,11 @@ var (
 		"ERROR_KIND_CANCELLED":         6,
 		"ERROR_KIND_INTERNAL":          7,
 		"ERROR_KIND_UNAVAILABLE":       8,
+		"ERROR_KIND_NOT_FOUND":         9,
+		"ERROR_KIND_WRONG_TYPE":        10,
+		"ERROR_KIND_NO_MATCH":          11,
+		"ERROR_KIND_NOT_UNIQUE":        12,
+		"ERROR_KIND_CONFLICT":          13,
 	}
 )
 
@@ -2033,7 +2057,7 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x14BEHAVIOR_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eBEHAVIOR_ALLOW\x10\x01\x12\x11\n" +
 	"\rBEHAVIOR_DENY\x10\x02\x12\x10\n" +
-	"\fBEHAVIOR_ASK\x10\x03*\x82\x02\n" +
+	"\fBEHAVIOR_ASK\x10\x03*\x84\x03\n" +
 	"\tErrorKind\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ERROR_KIND_INVALID_INPUT\x10\x01\x12\x1b\n" +
@@ -2043,7 +2067,13 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x11ERROR_KIND_FAILED\x10\x05\x12\x18\n" +
 	"\x14ERROR_KIND_CANCELLED\x10\x06\x12\x17\n" +
 	"\x13ERROR_KIND_INTERNAL\x10\a\x12\x1a\n" +
-	"\x16ERROR_KIND_UNAVAILABLE\x10\b2\xa7\x02\n" +
+	"\x16ERROR_KIND_UNAVAILABLE\x10\b\x12\x18\n" +
+	"\x14ERROR_KIND_NOT_FOUND\x10\t\x12\x19\n" +
+	"\x15ERROR_KIND_WRONG_TYPE\x10\n" +
+	"\x12\x17\n" +
+	"\x13ERROR_KIND_NO_MATCH\x10\v\x12\x19\n" +
+	"\x15ERROR_KIND_NOT_UNIQUE\x10\f\x12\x17\n" +
+	"\x13ERROR_KIND_CONFLICT\x10\r2\xa7\x02\n" +
 	"\vToolService\x12D\n" +
 	"\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n" +
 	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n" +

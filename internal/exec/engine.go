@@ -33,6 +33,11 @@ type Config struct {
 	// (zero fields: strictjson's defaults); an input over them is an
 	// invalid-input result, refused before it is decoded.
 	InputLimits strictjson.Limits
+	// StrictInputJSON refuses input text with a duplicate key, or that is
+	// not a JSON object, as invalid. By default it is read as Claude Code
+	// reads it: the last of duplicate keys wins, and a value that is not
+	// an object is spread into one (see lenientObject).
+	StrictInputJSON bool
 	// Environ is the environment of every process a call starts.
 	Environ []string
 	// FileOwner, when set, owns what the file tools create in a session's
@@ -94,6 +99,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000)}
 	e.leases = newLeases(e)
+	sch.strictJSON = cfg.StrictInputJSON
 	e.schemas = sch
 
 	// The call path. It has two phases because partitioning a batch needs
@@ -104,7 +110,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	// Result shaping (errors become in-band results, caps) follows both.
 	e.prepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
 		e.validateStage(),
-		Lookup(cfg.Registry, cfg.Tools),
+		e.lookupStage(),
 		Validate(sch),
 	)
 	stages := append([]Interceptor{e.PreToolHooks(sch), e.Policy(cfg.Policy)}, cfg.Interceptors...)

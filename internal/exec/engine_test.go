@@ -27,7 +27,7 @@ func TestFailedCallsAreInBandAndOthersGoOn(t *testing.T) {
 		kind     tool.ErrorKind
 		contains string
 	}{
-		{"a", tool.KindUnknownTool, "No such tool available: Nope. Available tools: Echo"},
+		{"a", tool.KindUnknownTool, "<tool_use_error>Error: No such tool available: Nope</tool_use_error>"},
 		{"b", tool.KindNone, "hi"},
 		{"c", tool.KindInvalidInput, "txt"},
 		{"d", tool.KindInvalidInput, "text must not be reject"},
@@ -59,19 +59,23 @@ func TestSchemaValidation(t *testing.T) {
 		wantErr string // substring of an invalid-input message
 	}{
 		{"coerces quoted numbers and booleans", call("1", "Echo", map[string]any{"text": "ab", "n": "2", "flag": "true"}), "abab!", ""},
-		{"missing required", call("1", "Echo", map[string]any{}), "", "missing property 'text'"},
-		{"wrong type", call("1", "Echo", map[string]any{"text": 5.0}), "", "/text"},
-		{"unknown field", call("1", "Echo", map[string]any{"text": "x", "extra": 1.0}), "", "extra"},
-		{"maximum", call("1", "Echo", map[string]any{"text": "x", "n": 101.0}), "", "/n"},
-		{"fraction for integer", call("1", "Echo", map[string]any{"text": "x", "n": 1.5}), "", "/n"},
-		{"uncoercible string", call("1", "Echo", map[string]any{"text": "x", "n": "five"}), "", "/n"},
+		{"missing required", call("1", "Echo", map[string]any{}), "", "<tool_use_error>InputValidationError: Echo failed due to the following issue:\nThe required parameter `text` is missing</tool_use_error>"},
+		{"wrong type", call("1", "Echo", map[string]any{"text": 5.0}), "", "The parameter `text` type is expected as `string` but provided as `number`"},
+		{"unknown field", call("1", "Echo", map[string]any{"text": "x", "extra": 1.0}), "", "An unexpected parameter `extra` was provided"},
+		// Claude Code leaves a top-level parameter's range to the tool.
+		{"maximum of a parameter", call("1", "Echo", map[string]any{"text": "x", "n": 3.0}), "xxx", ""},
+		{"fraction for integer", call("1", "Echo", map[string]any{"text": "x", "n": 1.5}), "", "The parameter `n` type is expected as `int` but provided as `number`"},
+		{"uncoercible string", call("1", "Echo", map[string]any{"text": "x", "n": "five"}), "", "The parameter `n` type is expected as `number` but provided as `string`"},
+		{"exponent is no quoted number", call("1", "Echo", map[string]any{"text": "x", "n": "1e2"}), "", "The parameter `n` type is expected as `number` but provided as `string`"},
+		{"TRUE is no quoted boolean", call("1", "Echo", map[string]any{"text": "x", "flag": "TRUE"}), "", "The parameter `flag` type is expected as `boolean` but provided as `string`"},
 		{"raw json ok", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"r","n":3}`)}, "rrr", ""},
-		{"raw duplicate key", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","text":"b"}`)}, "", `duplicate key "text"`},
-		{"raw nested duplicate key", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","n":1,"flag":false,"x":{"k":1,"k":2}}`)}, "", `duplicate key "k"`},
-		{"raw invalid utf8", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte("{\"text\":\"\xff\"}")}, "", "not valid UTF-8"},
-		{"raw trailing data", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a"} {}`)}, "", "data after"},
-		{"raw not an object", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`["text"]`)}, "", "must be a JSON object"},
-		{"raw broken json", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":`)}, "", "not valid JSON"},
+		{"raw duplicate key: the last wins", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","n":2,"text":"b"}`)}, "bb", ""},
+		{"raw duplicate key checked as the last", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","text":1}`)}, "", "The parameter `text` type is expected as `string` but provided as `number`"},
+		{"raw invalid utf8", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte("{\"text\":\"\xff\"}")}, "", "Echo was called with input that could not be parsed as JSON."},
+		{"raw trailing data", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a"} {}`)}, "", "<tool_use_error>InputValidationError: Echo was called with input that could not be parsed as JSON.\nYou sent (first 15 of 15 bytes): {\"text\":\"a\"} {}\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>"},
+		{"raw array spreads its indexes", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`["text"]`)}, "", "The required parameter `text` is missing\nAn unexpected parameter `0` was provided"},
+		{"raw number is no keys", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`5`)}, "", "failed due to the following issue:\nThe required parameter `text` is missing</"},
+		{"raw broken json", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":`)}, "", "You sent (first 8 of 8 bytes): {\"text\":\n"},
 		{"raw nested too deep", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`)}, "", "nest more than 512 levels"},
 		{"raw too many values", Request{ToolUseID: "1", Name: "Echo", RawInput: []byte(`{"text":"a","x":[` + strings.Repeat("0,", 100_000) + `0]}`)}, "", "more than 100000 values"},
 	}

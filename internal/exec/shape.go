@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/toold/toold/internal/store"
@@ -18,7 +19,7 @@ func ResultFromError(err error) *tool.Result {
 	var te *tool.Error
 	switch {
 	case errors.As(err, &te):
-		return tool.ErrorResult(te.Kind, te.Msg)
+		return tool.ErrorResult(te.Kind, wrapToolUseError(te))
 	case errors.Is(err, workspace.ErrOutside):
 		return tool.ErrorResult(tool.KindPermissionDenied, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
@@ -31,6 +32,31 @@ func ResultFromError(err error) *tool.Result {
 		return tool.ErrorResult(tool.KindFailed, err.Error())
 	}
 }
+
+// wrapToolUseError is the text of a tool error as Claude Code gives it:
+// in <tool_use_error> tags, as Claude Code wraps every failure of a call
+// that its checks refused before or while it ran (invalid input, an
+// unknown tool, the tool's own checks: "File has not been read yet",
+// "String to replace not found"). Not wrapped are results a tool returns
+// (a command's non-zero exit), errors marked Bare (Claude Code's
+// exceptions), and what the permission stage says on its own, whose text
+// is Claude Code's whole (a refusal, "Claude requested permissions to
+// ..."), as are timeouts, cancellations and toold's unavailability.
+func wrapToolUseError(te *tool.Error) string {
+	if te.Bare || strings.HasPrefix(te.Msg, toolUseErrorOpen) {
+		return te.Msg
+	}
+	switch te.Kind {
+	case tool.KindPermissionDenied, tool.KindTimeout, tool.KindCancelled, tool.KindUnavailable:
+		return te.Msg
+	}
+	return toolUseErrorOpen + te.Msg + toolUseErrorClose
+}
+
+const (
+	toolUseErrorOpen  = "<tool_use_error>"
+	toolUseErrorClose = "</tool_use_error>"
+)
 
 // shape makes the final result: errors become error results, an empty
 // result gets a text block (the Messages API wants content), and text past

@@ -64,6 +64,11 @@ type Error struct {
 	Kind ErrorKind
 	Msg  string
 	Err  error
+	// Bare: the model gets Msg as it is. By default the engine wraps the
+	// message of an error in <tool_use_error> tags, as Claude Code wraps
+	// the failures of its input checks; Claude Code gives an exception a
+	// tool throws while it runs bare (see Bare).
+	Bare bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -73,6 +78,14 @@ func (e *Error) Unwrap() error { return e.Err }
 func Errorf(kind ErrorKind, format string, args ...any) *Error {
 	err := fmt.Errorf(format, args...)
 	return &Error{Kind: kind, Msg: err.Error(), Err: unwrapOnce(err)}
+}
+
+// Bare returns e marked to reach the model without the <tool_use_error>
+// tags (Claude Code's text for an error thrown while the tool ran).
+func Bare(e *Error) *Error {
+	c := *e
+	c.Bare = true
+	return &c
 }
 
 // Failf is Errorf(KindFailed, ...): the call ran and did not succeed.

@@ -22,7 +22,6 @@ import (
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/store/redisstore"
 	"github.com/toold/toold/internal/telemetry"
-	"github.com/toold/toold/internal/tool"
 )
 
 func main() {
@@ -149,6 +148,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer aud.close()
+	// A session's deny rules remove tools from its pool (ListTools,
+	// ToolSearch), as Claude Code's filterToolsByDenyRules does.
+	pools.RemoveDenied(func(sess *store.Session, name string) bool {
+		return decider.ToolRemoved(exec.RemovalRequest(sess), name)
+	})
 	engine, err := exec.NewEngine(exec.Config{
 		Telemetry:      telemetry.New(tel.Tracer, tel.Meter),
 		OnDecision:     aud.onDecision,
@@ -192,10 +196,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	tools.WithPools(pools)
-	catalog.session = func(id string) []tool.Definition {
-		defs, _ := tools.Definitions(context.Background(), id)
-		return defs
-	}
+	catalog.session = tools.Definitions
 	opts := server.Options{Logger: log, TracerProvider: tel.Tracer, MeterProvider: tel.Meter,
 		Info:            server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox, SettingsWarnings: settingsWarnings},
 		AuthMode:        string(cfg.Auth.Mode),

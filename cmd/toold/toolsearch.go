@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"slices"
@@ -48,22 +49,22 @@ func (f *toolSearchFlags) config() (toolSearchConfig, error) {
 // searchCatalog is what ToolSearch searches: a session's pool once the
 // server can assemble one (MCP tools included), else the registry.
 type searchCatalog struct {
-	reg     *tool.Registry
-	session func(sessionID string) []tool.Definition
+	reg *tool.Registry
+	// session, when set, gives a session's pool; it looks the session up
+	// with the call's context, which carries the caller's tenant.
+	session func(ctx context.Context, sessionID string) ([]tool.Definition, error)
 }
 
-func (c *searchCatalog) Tools(sessionID string) []tool.Definition {
+func (c *searchCatalog) Tools(ctx context.Context, sessionID string) ([]tool.Definition, error) {
 	if c.session != nil {
-		if defs := c.session(sessionID); defs != nil {
-			return defs
-		}
+		return c.session(ctx, sessionID)
 	}
 	ts := c.reg.Tools()
 	defs := make([]tool.Definition, len(ts))
 	for i, t := range ts {
 		defs[i] = t.Definition()
 	}
-	return defs
+	return defs, nil
 }
 
 // withToolSearch adds the ToolSearch tool to the built-in tools and marks

@@ -21,7 +21,14 @@ type Source struct {
 	environ   []string
 	threshold int
 	builtin   *mcp.Pool
+	removed   func(sess *store.Session, name string) bool
 }
+
+// RemoveDenied makes each session's pool leave out the tools that
+// removed reports (the tools the session's deny rules remove, as Claude
+// Code's filterToolsByDenyRules does): ListTools does not show them and
+// ToolSearch does not find them. Call it before the source is used.
+func (s *Source) RemoveDenied(removed func(sess *store.Session, name string) bool) { s.removed = removed }
 
 // New returns a source; mgr may be nil. environ is the environment stdio
 // MCP servers start with (the session's variables are added to it);
@@ -35,24 +42,38 @@ func New(reg *tool.Registry, mgr *mcp.Manager, environ []string, threshold int) 
 // Pool returns the session's pool. A session's stdio MCP servers start on
 // its first pool; sess nil gives the built-in pool.
 func (s *Source) Pool(ctx context.Context, sess *store.Session) *mcp.Pool {
-	if s.mcp == nil || sess == nil {
+	return s.pool(ctx, sess, true)
+}
+
+// pool is Pool, with the removed tools left in unless filter.
+func (s *Source) pool(ctx context.Context, sess *store.Session, filter bool) *mcp.Pool {
+	if sess == nil || (s.mcp == nil && (s.removed == nil || !filter)) {
 		return s.builtin
+	}
+	opts := mcp.PoolOptions{DeferThreshold: s.threshold}
+	if s.removed != nil && filter {
+		opts.Keep = func(name string) bool { return !s.removed(sess, name) }
+	}
+	if s.mcp == nil {
+		return mcp.Assemble(s.reg.Tools(), nil, opts)
 	}
 	env := s.environ
 	for k, v := range sess.Env {
 		env = append(env[:len(env):len(env)], k+"="+v)
 	}
 	tools := s.mcp.Tools(ctx, mcp.Session{ID: sess.ID, Workspace: sess.Workspace, Environ: env})
-	return mcp.Assemble(s.reg.Tools(), tools, mcp.PoolOptions{DeferThreshold: s.threshold})
+	return mcp.Assemble(s.reg.Tools(), tools, opts)
 }
 
 // Lookup finds a tool of the session that the registry does not have: an
-// MCP tool. Built-in names never reach the MCP servers.
+// MCP tool. Built-in names never reach the MCP servers. A tool the
+// session's deny rules removed is found: the engine answers its call as
+// a call of a disabled tool.
 func (s *Source) Lookup(ctx context.Context, sess *store.Session, name string) (tool.Tool, bool) {
 	if s.mcp == nil || !strings.HasPrefix(name, "mcp__") {
 		return nil, false
 	}
-	return s.Pool(ctx, sess).Lookup(name)
+	return s.pool(ctx, sess, false).Lookup(name)
 }
 
 // Servers reports the state of the MCP servers a session reaches.

@@ -40,15 +40,20 @@ const (
 )
 
 // Catalog gives the tools a session can call, in pool order. The server
-// plugs in the session's pool (built-in and MCP tools).
+// plugs in the session's pool (built-in and MCP tools). ctx is the
+// call's: it carries what the session is looked up with (the caller's
+// tenant). An error fails the call: searching fewer tools than the
+// session has would tell the model that its tools do not exist.
 type Catalog interface {
-	Tools(sessionID string) []tool.Definition
+	Tools(ctx context.Context, sessionID string) ([]tool.Definition, error)
 }
 
 // CatalogFunc adapts a function to Catalog.
-type CatalogFunc func(sessionID string) []tool.Definition
+type CatalogFunc func(ctx context.Context, sessionID string) ([]tool.Definition, error)
 
-func (f CatalogFunc) Tools(sessionID string) []tool.Definition { return f(sessionID) }
+func (f CatalogFunc) Tools(ctx context.Context, sessionID string) ([]tool.Definition, error) {
+	return f(ctx, sessionID)
+}
 
 // New returns the ToolSearch tool over a catalog.
 func New(c Catalog) tool.Tool { return &searchTool{catalog: c} }
@@ -103,8 +108,11 @@ func (c *call) Activity() tool.Activity {
 	return tool.Activity{Summary: "Search tools: " + c.query, Search: true}
 }
 
-func (c *call) Run(_ context.Context, env *tool.Env) (*tool.Result, error) {
-	defs := c.catalog.Tools(env.SessionID)
+func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	defs, err := c.catalog.Tools(ctx, env.SessionID)
+	if err != nil {
+		return nil, tool.Errorf(tool.KindUnavailable, "The session's tools could not be listed, so none were searched: %v", err)
+	}
 	found, missing := Search(defs, c.query, c.max)
 	return render(c.query, found, missing), nil
 }

@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -101,7 +102,7 @@ func TestNameParts(t *testing.T) {
 func TestResultHoldsFullDefinitions(t *testing.T) {
 	env, _, _ := tooltest.Env(t)
 	var asked string
-	cat := CatalogFunc(func(id string) []tool.Definition { asked = id; return pool })
+	cat := CatalogFunc(func(_ context.Context, id string) ([]tool.Definition, error) { asked = id; return pool, nil })
 	res, err := tooltest.Run(t, New(cat), env, map[string]any{"query": "select:WebFetch"})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestDefaultAndInvalidMaxResults(t *testing.T) {
 		many = append(many, def(n, "", ""))
 	}
 	env, _, _ := tooltest.Env(t)
-	res, err := tooltest.Run(t, New(CatalogFunc(func(string) []tool.Definition { return many })), env, map[string]any{"query": "mcp__s"})
+	res, err := tooltest.Run(t, New(CatalogFunc(func(context.Context, string) ([]tool.Definition, error) { return many, nil })), env, map[string]any{"query": "mcp__s"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,9 @@ type Source struct {
 // removed reports (the tools the session's deny rules remove, as Claude
 // Code's filterToolsByDenyRules does): ListTools does not show them and
 // ToolSearch does not find them. Call it before the source is used.
-func (s *Source) RemoveDenied(removed func(sess *store.Session, name string) bool) { s.removed = removed }
+func (s *Source) RemoveDenied(removed func(sess *store.Session, name string) bool) {
+	s.removed = removed
+}
 
 // New returns a source; mgr may be nil. environ is the environment stdio
 // MCP servers start with (the session's variables are added to it);

@@ -38,9 +38,13 @@ type config struct {
 	AllowedTools          []string
 	DisallowedTools       []string
 	ReadWorkspaceSettings bool
-	PermissionTimeout     time.Duration
-	DenialLimit           int
-	DenialWindow          time.Duration
+	// StrictInputJSON refuses input_json with a duplicate key, or that is
+	// not a JSON object (Claude Code reads the last key and spreads other
+	// values into an object).
+	StrictInputJSON   bool
+	PermissionTimeout time.Duration
+	DenialLimit       int
+	DenialWindow      time.Duration
 
 	RedisURL       string
 	RedisKeyPrefix string
@@ -87,6 +91,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		settings    = fs.String("settings", "", "operator settings file (Claude Code settings.json shape): the policySettings source")
 		allowed     = fs.String("allowed-tools", "", "comma-separated allow rules for every session (flagSettings), e.g. \"Bash(git status),Read\"")
 		disallowed  = fs.String("disallowed-tools", "", "comma-separated deny rules for every session (flagSettings)")
+		strictJSON  = fs.Bool("strict-input-json", false, "refuse a call's input_json with a duplicate key or that is not a JSON object (default: read it as Claude Code does, the last duplicate winning)")
 		wsSettings  = fs.Bool("read-workspace-settings", false, "read each workspace's .claude/settings.json and settings.local.json (only for trusted workspaces)")
 		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
 		denialLimit = fs.Int("denial-limit", 3, "denials within --denial-window after which a session's further asks are denied at once")
@@ -134,7 +139,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		Listen: *listen, WorkspaceRoot: *root, LogFormat: *logFormat,
 		MaxToolConcurrency: *concurrency, MaxCallsPerRequest: *maxCalls, ShutdownTimeout: *shutdown,
 		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
-		ReadWorkspaceSettings: *wsSettings, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
+		ReadWorkspaceSettings: *wsSettings, StrictInputJSON: *strictJSON, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
 		ResultTTL: *resultTTL, CallLease: *callLease, SweepInterval: *sweepEvery,
 		TenantSettings: *tenantDir,

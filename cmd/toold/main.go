@@ -154,21 +154,22 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return decider.ToolRemoved(exec.RemovalRequest(sess), name)
 	})
 	engine, err := exec.NewEngine(exec.Config{
-		Telemetry:      telemetry.New(tel.Tracer, tel.Meter),
-		OnDecision:     aud.onDecision,
-		Interceptors:   aud.interceptors,
-		Registry:       reg,
-		Tools:          pools,
-		Store:          st,
-		Policy:         decider,
-		MaxConcurrency: cfg.MaxToolConcurrency,
-		InputLimits:    cfg.Limits.Input,
-		Environ:        exec.ProcessEnviron(),
-		FileOwner:      rt.fileOwner(),
-		Logger:         log,
-		Hooks:          hookRunner,
-		Ask:            ask,
-		Journal:        exec.JournalConfig{Times: store.CallTimes{Lease: cfg.CallLease, Keep: cfg.ResultTTL}},
+		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
+		OnDecision:      aud.onDecision,
+		Interceptors:    aud.interceptors,
+		Registry:        reg,
+		Tools:           pools,
+		Store:           st,
+		Policy:          decider,
+		MaxConcurrency:  cfg.MaxToolConcurrency,
+		InputLimits:     cfg.Limits.Input,
+		StrictInputJSON: cfg.StrictInputJSON,
+		Environ:         exec.ProcessEnviron(),
+		FileOwner:       rt.fileOwner(),
+		Logger:          log,
+		Hooks:           hookRunner,
+		Ask:             ask,
+		Journal:         exec.JournalConfig{Times: store.CallTimes{Lease: cfg.CallLease, Keep: cfg.ResultTTL}},
 	})
 	if err != nil {
 		return err

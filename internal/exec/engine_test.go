@@ -310,3 +310,21 @@ func TestResultShaping(t *testing.T) {
 		})
 	}
 }
+
+func TestStrictInputJSONRefusesWhatClaudeCodeRepairs(t *testing.T) {
+	h := newHarness(t, nil, &fakeTool{name: "Echo", safe: true, run: func(_ context.Context, in fakeInput, _ *tool.Env) (*tool.Result, error) {
+		return tool.Text(in.Text), nil
+	}})
+	h.engine.schemas.strictJSON = true
+	for i, tc := range []struct{ raw, want string }{
+		{`{"text":"a","text":"b"}`, `duplicate key "text"`},
+		{`["text"]`, "must be a JSON object"},
+		{`{"text":`, "not valid JSON"},
+	} {
+		id := strconv.Itoa(i)
+		r := h.exec(t, Request{ToolUseID: id, Name: "Echo", RawInput: []byte(tc.raw)}).results()[id]
+		if r.Kind != tool.KindInvalidInput || !strings.Contains(r.Content[0].Text, tc.want) {
+			t.Errorf("%s: %v %q, want invalid input containing %q", tc.raw, r.Kind, r.Content[0].Text, tc.want)
+		}
+	}
+}

@@ -58,9 +58,49 @@ grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	mustContain(t, out, "written by Write", `"rule": "mcp__fs__write_file"`, "ERROR_KIND_PERMISSION_DENIED")
+	// A bare deny rule removes the tool, as Claude Code's
+	// filterToolsByDenyRules does: it is not listed, and a call of it is
+	// a call of a disabled tool.
+	mustContain(t, out, "written by Write", "ERROR_KIND_UNKNOWN_TOOL",
+		"No such tool available: mcp__fs__write_file. mcp__fs__write_file is disabled for this session, in subagents as well as here.")
 	if _, err := os.Stat(filepath.Join(d.root, sid, "evil.txt")); err == nil {
 		t.Fatal("a denied MCP call ran")
+	}
+	out, _ = sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`"}' `+d.addr+` toold.v1.ToolService/ListTools`)
+	if strings.Contains(out, `"name": "mcp__fs__write_file"`) {
+		t.Fatal("a tool a deny rule removes is listed")
+	}
+}
+
+// ToolSearch finds a session's MCP tools when the session belongs to a
+// tenant (authentication on): the catalog looks the session up as the
+// caller, not as nobody. A tool a deny rule removes is not found.
+func TestToolSearchFindsMCPToolsOfATenantsSession(t *testing.T) {
+	bin := fsServer(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"mcpServers": {"fs": {"command": "`+bin+`", "args": ["."]}},
+		"permissions": {"deny": ["mcp__fs__write_file"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tokens := writeTokens(t, map[string]string{"team-a": "secret-a"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startToold(t, "--settings", settings, "--sandbox", "off", "--auth", "token", "--auth-tokens", tokens)
+	a := `-H "authorization: Bearer secret-a"`
+	out, err := sh(t, ctx, `grpcurl -plaintext `+a+` -d '{}' `+d.addr+` toold.v1.SessionService/CreateSession`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	sid := strings.TrimSpace(out[strings.Index(out, `"id": "`)+7:])
+	sid = sid[:strings.Index(sid, `"`)]
+	out, err = sh(t, ctx, `grpcurl -plaintext `+a+` -d '{"session_id": "`+sid+`", "calls": [
+  {"tool_use_id": "s1", "name": "ToolSearch", "input": {"query": "mcp__fs", "max_results": 50}}]}' `+d.addr+` toold.v1.ToolService/Execute`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "mcp__fs__read_text_file", "mcp__fs__list_directory")
+	if strings.Contains(out, "mcp__fs__write_file") {
+		t.Fatalf("ToolSearch found a tool a deny rule removes:\n%s", out)
 	}
 }
 

@@ -2,10 +2,12 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/tool"
 )
 
 // CheckError is a call CheckPermission could not evaluate (unknown tool,
@@ -29,8 +31,15 @@ func (e *Engine) CheckPermission(ctx context.Context, sessionID string, r Reques
 		return policy.Decision{}, fmt.Errorf("%w: %w", ErrWorkspace, err)
 	}
 	c := &Call{Request: r, Session: sess, Files: files}
-	if _, err := e.prepare(ctx, c); err != nil {
-		return policy.Decision{}, &CheckError{Msg: ResultFromError(err).Content[0].Text}
+	// A tool the session's deny rules remove still gets its decision
+	// here (deny, with the rule), which says more than "no such tool".
+	if _, err := e.checkPrepare(ctx, c); err != nil {
+		msg := ResultFromError(err).Content[0].Text
+		var te *tool.Error
+		if errors.As(err, &te) {
+			msg = te.Msg
+		}
+		return policy.Decision{}, &CheckError{Msg: msg}
 	}
 	return e.cfg.Policy.Decide(ctx, policyRequest(c, e.cwd(c)))
 }

@@ -64,14 +64,17 @@ type Config struct {
 
 // Engine executes batches of tool calls.
 type Engine struct {
-	cfg      Config
-	prepare  Handler
-	run      Handler
-	files    *workspaceCache
-	active   *activeCalls
-	leases   *leases
-	sessions *sessionCache
-	owners   *owners
+	cfg     Config
+	prepare Handler
+	// checkPrepare is prepare for CheckPermission: deny-removed tools
+	// are looked up as any other.
+	checkPrepare Handler
+	run          Handler
+	files        *workspaceCache
+	active       *activeCalls
+	leases       *leases
+	sessions     *sessionCache
+	owners       *owners
 	// schemas re-validates input that a hook rewrote.
 	schemas *schemas
 }
@@ -111,6 +114,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 	e.prepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
 		e.validateStage(),
 		e.lookupStage(),
+		Validate(sch),
+	)
+	e.checkPrepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
+		e.validateStage(),
+		Lookup(cfg.Registry, cfg.Tools),
 		Validate(sch),
 	)
 	stages := append([]Interceptor{e.PreToolHooks(sch), e.Policy(cfg.Policy)}, cfg.Interceptors...)

@@ -107,7 +107,7 @@ func TestInputNestedAtTheBoundRuns(t *testing.T) {
 		}
 		// Echo's schema has no "x": the schema, not the depth, refuses it.
 		res := events[len(events)-1].GetResult()
-		if !res.GetIsError() || !strings.Contains(res.GetContent()[0].GetText().GetText(), "additional properties 'x'") {
+		if !res.GetIsError() || !strings.Contains(res.GetContent()[0].GetText().GetText(), "An unexpected parameter `x` was provided") {
 			t.Fatalf("%s: result %v", c.GetToolUseId(), res)
 		}
 	}

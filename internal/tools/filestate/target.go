@@ -47,15 +47,15 @@ func AccessError(path string, err error) error {
 	case errors.Is(err, workspace.ErrOutside):
 		return err
 	case errors.Is(err, fs.ErrNotExist):
-		return tool.Failf("File does not exist: %s.", path)
+		return tool.Errorf(tool.KindNotFound, "File does not exist: %s.", path)
 	case errors.Is(err, fs.ErrPermission):
 		return tool.Failf("Permission denied: %s.", path)
 	case errors.Is(err, syscall.ENOTDIR):
-		return tool.Failf("Cannot access %s: a part of the path before the file name is not a directory.", path)
+		return tool.Errorf(tool.KindWrongType, "Cannot access %s: a part of the path before the file name is not a directory.", path)
 	case errors.Is(err, syscall.ELOOP):
 		return tool.Failf("Cannot access %s: too many levels of symbolic links (a symlink loop?).", path)
 	case errors.Is(err, syscall.EISDIR):
-		return tool.Failf("%s is a directory, not a file.", path)
+		return tool.Errorf(tool.KindWrongType, "%s is a directory, not a file.", path)
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {

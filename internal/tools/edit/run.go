@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"path/filepath"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
@@ -24,6 +27,9 @@ const (
 )
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	if !markdown(c.in.FilePath) {
+		c.in.NewString = stripTrailingSpace(c.in.NewString)
+	}
 	// Claude Code checks this before it looks at the file, but after the
 	// permission decision.
 	if c.in.OldString == c.in.NewString {
@@ -36,6 +42,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	// The check and the write happen under the file's lock, so that of
 	// two edits from the same read only one applies.
 	fl, err := filestate.Lock(ctx, t, c.in.OldString == "")
+	if te := (*tool.Error)(nil); errors.As(err, &te) && te.Kind == tool.KindNotFound {
+		return nil, missing(env, t) // a directory on the way is missing
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +54,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		if c.in.OldString == "" {
 			return c.create(ctx, env, t, fl)
 		}
-		return nil, tool.Errorf(tool.KindNotFound, "File does not exist. Note: your current working directory is %s.", env.Cwd)
+		return nil, missing(env, t)
 	}
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
@@ -83,8 +92,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		ed = filestate.Replaced{Content: []byte(c.in.NewString), Count: 1}
 	} else if ed, err = filestate.Replace(content, c.in.OldString, c.in.NewString, c.in.ReplaceAll); err != nil {
 		var te *tool.Error
-		if seen == filestate.SeenChanged && errors.As(err, &te) && te.Kind == tool.KindNoMatch {
-			// The text the model has in mind is gone with the change.
+		if seen == filestate.SeenChanged && errors.As(err, &te) && (te.Kind == tool.KindNoMatch || te.Kind == tool.KindNotUnique) {
+			// What the model had in mind is not (only) there since
+			// the change: it must read the file again.
 			return nil, filestate.Modified()
 		}
 		return nil, err
@@ -93,6 +103,74 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, err
 	}
 	return tool.Text(c.success(seen)), nil
+}
+
+// missing is Claude Code's text for a file that is not there, with a file
+// of the same directory and name but another extension, if there is one.
+func missing(env *tool.Env, t filestate.Target) error {
+	msg := "File does not exist. Note: your current working directory is " + env.Cwd + "."
+	if name := similar(env, t); name != "" {
+		msg += " Did you mean " + name + "?"
+	}
+	return tool.Errorf(tool.KindNotFound, "%s", msg)
+}
+
+// maxSimilarScan bounds the directory entries looked at for a suggestion.
+const maxSimilarScan = 1000
+
+// similar is the name of a file beside t with t's name but another
+// extension (c.ts for c.js), or "".
+func similar(env *tool.Env, t filestate.Target) string {
+	dir, err := env.Files.Locate("", filepath.Dir(t.Real.Abs))
+	if err != nil {
+		return ""
+	}
+	f, err := dir.Open()
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(maxSimilarScan)
+	if err != nil && len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	base := filepath.Base(t.Real.Abs)
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	for _, n := range names {
+		if n != base && strings.TrimSuffix(n, filepath.Ext(n)) == stem && !workspace.Reserved(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// markdown reports whether trailing spaces are part of the text (a hard
+// line break in Markdown).
+func markdown(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".md" || ext == ".mdx"
+}
+
+// stripTrailingSpace drops the white space at the end of every line of s,
+// as Claude Code does to new_string outside Markdown files.
+func stripTrailingSpace(s string) string {
+	var sb strings.Builder
+	for s != "" {
+		line, rest, nl := s, "", ""
+		if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+			line, rest = s[:i], s[i:]
+			nl = rest[:1]
+			if strings.HasPrefix(rest, "\r\n") {
+				nl = "\r\n"
+			}
+			rest = rest[len(nl):]
+		}
+		sb.WriteString(strings.TrimRightFunc(line, unicode.IsSpace))
+		sb.WriteString(nl)
+		s = rest
+	}
+	return sb.String()
 }
 
 // commit writes the edited content. The model's view of the file is

@@ -43,6 +43,17 @@ func Locate(env *tool.Env, path string) (Target, error) {
 // model reads. Escapes and context errors are returned as they are, for
 // the engine to classify.
 func AccessError(path string, err error) error {
+	if e := accessError(path, err); e != err {
+		// The cause stays reachable (errors.Is(e, syscall.ENOTDIR)).
+		if te, ok := e.(*tool.Error); ok && te.Err == nil {
+			te.Err = err
+		}
+		return e
+	}
+	return err
+}
+
+func accessError(path string, err error) error {
 	switch {
 	case errors.Is(err, workspace.ErrOutside):
 		return err

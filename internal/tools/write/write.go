@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"path/filepath"
+	"syscall"
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
@@ -63,13 +65,13 @@ func (c *call) Activity() tool.Activity {
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	t, err := filestate.Locate(env, c.in.FilePath)
 	if err != nil {
-		return nil, err
+		return nil, notDir(c.in.FilePath, env, err)
 	}
 	// The check and the write happen under the file's lock, so that of
 	// two writers from the same read only one replaces the file.
 	fl, err := filestate.Lock(ctx, t, true)
 	if err != nil {
-		return nil, err
+		return nil, notDir(c.in.FilePath, env, err)
 	}
 	defer fl.Unlock()
 	fi, err := fl.Stat()
@@ -95,6 +97,18 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return tool.Text("The file " + c.in.FilePath + " has been updated successfully." + currentNote), nil
 	}
 	return tool.Text("File created successfully at: " + c.in.FilePath + currentNote), nil
+}
+
+// notDir gives Claude Code's words for a path through a file (a/b where
+// a is a file); other errors are returned as they are.
+func notDir(path string, env *tool.Env, err error) error {
+	if !errors.Is(err, syscall.ENOTDIR) {
+		return err
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Cwd, path)
+	}
+	return tool.Errorf(tool.KindWrongType, "Error calling tool (Write): ENOTDIR: not a directory, stat '%s'", path)
 }
 
 // check applies the read-before-write rule to the existing file fi. In

@@ -62,7 +62,7 @@ func TestWrite(t *testing.T) {
 		wantErr  bool
 		kind     tool.ErrorKind // of the failure
 		strict   bool           // with the RequireRead policy
-		file     string // the file to check afterwards
+		file     string         // the file to check afterwards
 		wantBody string
 		wantMode os.FileMode
 	}{

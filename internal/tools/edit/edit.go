@@ -4,6 +4,7 @@ package edit
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
@@ -21,10 +22,10 @@ func NewWith(p filestate.Policy) tool.Tool { return editTool{policy: p} }
 
 type editTool struct{ policy filestate.Policy }
 
-func (editTool) Definition() tool.Definition {
+func (e editTool) Definition() tool.Definition {
 	return tool.Definition{
 		Name:        "Edit",
-		Description: description,
+		Description: fmt.Sprintf(description, readRule[e.policy.RequireRead]),
 		InputSchema: json.RawMessage(inputSchema),
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"syscall"
@@ -22,10 +23,10 @@ func NewWith(p filestate.Policy) tool.Tool { return writeTool{policy: p} }
 
 type writeTool struct{ policy filestate.Policy }
 
-func (writeTool) Definition() tool.Definition {
+func (w writeTool) Definition() tool.Definition {
 	return tool.Definition{
 		Name:        "Write",
-		Description: description,
+		Description: fmt.Sprintf(description, readRule[w.policy.RequireRead]),
 		InputSchema: json.RawMessage(inputSchema),
 	}
 }

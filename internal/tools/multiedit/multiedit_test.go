@@ -338,3 +338,26 @@ func snapshot(t *testing.T, root string) string {
 	})
 	return b.String()
 }
+
+// TestClaudeCodeRule: by default MultiEdit follows Edit's rule: a file
+// never read is changed, one changed since the read too when the edits
+// still apply.
+func TestClaudeCodeRule(t *testing.T) {
+	env, _, _ := tooltest.Env(t)
+	ws := env.Cwd
+	put(t, ws+"/unread.txt", "a\n")
+	if _, err := run(t, env, ws+"/unread.txt", e{"old_string": "a", "new_string": "b"}); err != nil {
+		t.Fatalf("unread: %v", err)
+	}
+	put(t, ws+"/changed.txt", "a\nb\n")
+	readIt(t, env, ws+"/changed.txt")
+	put(t, ws+"/changed.txt", "a\nB\n")
+	if _, err := run(t, env, ws+"/changed.txt", e{"old_string": "a", "new_string": "x"}); err != nil {
+		t.Fatalf("changed: %v", err)
+	}
+	for p, want := range map[string]string{"unread.txt": "b\n", "changed.txt": "x\nB\n"} {
+		if b, _ := os.ReadFile(ws + "/" + p); string(b) != want {
+			t.Errorf("%s = %q, want %q", p, b, want)
+		}
+	}
+}

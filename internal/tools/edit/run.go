@@ -76,7 +76,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if c.in.OldString == "" && strings.TrimSpace(string(content)) != "" {
 		return nil, tool.Failf("%s", existsMessage)
 	}
-	if strings.HasSuffix(strings.ToLower(t.Real.Abs), ".ipynb") {
+	if strings.HasSuffix(strings.ToLower(t.Given.Abs), ".ipynb") {
 		return nil, tool.Errorf(tool.KindWrongType, "%s", notebookMessage)
 	}
 	seen, err := filestate.Check(ctx, env, t, ofi, content)

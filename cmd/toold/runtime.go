@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/toold/toold/internal/tools/filestate"
 	"log/slog"
 	"os"
 	"time"
@@ -26,6 +27,9 @@ type runtimeFlags struct {
 	fetchMaxBytes *byteSize
 	fetchCacheTTL *time.Duration
 	fetchKeepHTTP *bool
+
+	requireRead *bool
+	multiEdit   *bool
 }
 
 func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
@@ -38,6 +42,8 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 		fetchMaxBytes:  new(byteSize),
 		fetchCacheTTL:  fs.Duration("webfetch-cache-ttl", webfetch.DefaultCacheTTL, "how long a fetched page is served from the cache (0: no cache)"),
 		fetchKeepHTTP:  fs.Bool("webfetch-keep-http", false, "fetch http URLs as they are instead of upgrading them to https"),
+		requireRead:    fs.Bool("require-read-before-write", false, "Write, Edit and MultiEdit refuse to change an existing file the model has not read in the session, or that changed on disk since it read it (Claude Code writes a file never read, and edits a changed one)"),
+		multiEdit:      fs.Bool("multiedit", false, "offer the MultiEdit tool (several edits of one file in one call, all or nothing), which Claude Code 2.1.332 does not have"),
 	}
 	*f.shellOutputCap = shells.DefaultMaxOutputBytes
 	*f.fetchMaxBytes = webfetch.DefaultMaxBytes
@@ -50,6 +56,10 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 type runtimeConfig struct {
 	Shells   shells.Options
 	WebFetch webfetch.Options
+	// Files is the read-before-write rule of the file tools.
+	Files filestate.Policy
+	// MultiEdit offers the MultiEdit tool.
+	MultiEdit bool
 }
 
 func (f *runtimeFlags) config() (runtimeConfig, error) {
@@ -79,6 +89,8 @@ func (f *runtimeFlags) config() (runtimeConfig, error) {
 			AllowCIDRs: allow, Timeout: *f.fetchTimeout, MaxBytes: int64(*f.fetchMaxBytes),
 			CacheTTL: ttl, KeepHTTP: *f.fetchKeepHTTP,
 		},
+		Files:     filestate.Policy{RequireRead: *f.requireRead},
+		MultiEdit: *f.multiEdit,
 	}, nil
 }
 
@@ -89,6 +101,8 @@ type toolRuntime struct {
 	sandbox  *sandbox.Launcher
 	shells   *shells.Registry
 	webfetch *webfetch.Tool
+	files    filestate.Policy
+	multi    bool
 }
 
 func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
@@ -101,7 +115,8 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		launcher.Close()
 		return nil, err
 	}
-	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch)}, nil
+	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit}, nil
 }
 
 // fileOwner is who owns what the file tools create: the sandbox user

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +77,51 @@ func TestByteSize(t *testing.T) {
 	b := byteSize(16 << 30)
 	if b.String() != "16GiB" {
 		t.Errorf("String = %s", b.String())
+	}
+}
+
+// TestFileToolFlags: MultiEdit, which Claude Code 2.1.332 lacks, is
+// offered only with --multiedit, and the stricter read-before-write rule
+// only with --require-read-before-write.
+func TestFileToolFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args        []string
+		env         string
+		multi, read bool
+	}{
+		{nil, "", false, false},
+		{[]string{"--multiedit"}, "", true, false},
+		{[]string{"--require-read-before-write"}, "", false, true},
+		{nil, "TOOLD_REQUIRE_READ_BEFORE_WRITE", false, true},
+		{[]string{"--multiedit", "--require-read-before-write"}, "", true, true},
+	} {
+		cfg, err := parseConfig(tc.args, func(k string) string {
+			if k == tc.env {
+				return "true"
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Runtime.MultiEdit != tc.multi || cfg.Runtime.Files.RequireRead != tc.read {
+			t.Errorf("%q %s: runtime = %+v", tc.args, tc.env, cfg.Runtime)
+		}
+		reg, err := builtinTools(&toolRuntime{multi: cfg.Runtime.MultiEdit, files: cfg.Runtime.Files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := reg.Lookup("MultiEdit"); ok != tc.multi {
+			t.Errorf("%q: MultiEdit registered = %v", tc.args, ok)
+		}
+		for _, name := range []string{"Write", "Edit", "NotebookEdit"} {
+			if _, ok := reg.Lookup(name); !ok {
+				t.Errorf("%q: %s missing", tc.args, name)
+			}
+		}
+		d, _ := reg.Definition("Write")
+		if strict := strings.Contains(d.Description, "you must have read it"); strict != tc.read {
+			t.Errorf("%q: Write description strict = %v", tc.args, strict)
+		}
 	}
 }

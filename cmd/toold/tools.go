@@ -17,20 +17,26 @@ import (
 
 // builtinTools is the registry of built-in tools, registered explicitly.
 func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
-	return tool.NewRegistry(
+	tools := []tool.Tool{
 		// Bash keeps up to 1 Mi characters of output: past 30000 the
 		// engine stores the result whole and the model pages through it.
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20}),
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
 		read.New(read.Options{}),
-		write.New(),
-		edit.New(),
-		multiedit.New(),
+		write.NewWith(rt.files),
+		edit.NewWith(rt.files),
+	}
+	if rt.multi {
+		// Not a Claude Code 2.1.332 tool: offered on request (--multiedit).
+		tools = append(tools, multiedit.NewWith(rt.files))
+	}
+	tools = append(tools,
 		notebookedit.New(),
 		glob.New(),
 		grep.New(grep.Options{}),
 		todowrite.New(),
 		rt.webfetch,
 	)
+	return tool.NewRegistry(tools...)
 }

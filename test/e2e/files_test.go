@@ -75,7 +75,7 @@ func text(r *tooldv1.ToolResult) string {
 	return sb.String()
 }
 
-const staleText = "File has been modified since it was last read"
+const staleText = "File has been modified since read"
 
 // TestConcurrentEditsAcrossReplicas: two sessions, one on each of two
 // replicas sharing Redis and a workspace directory, change one file at
@@ -88,7 +88,8 @@ func TestConcurrentEditsAcrossReplicas(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	limits := []string{"--redis-url", url, "--workspace-root", shared, "--rate-limit", "100000", "--rate-burst", "100000"}
+	// The stricter rule: of two changes from one read, exactly one wins.
+	limits := []string{"--redis-url", url, "--workspace-root", shared, "--rate-limit", "100000", "--rate-burst", "100000", "--require-read-before-write"}
 	a := startToold(t, limits...)
 	b := startToold(t, limits...)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -105,7 +106,7 @@ func TestConcurrentEditsMemoryStore(t *testing.T) {
 	if os.Geteuid() == 0 {
 		uid = 10001
 	}
-	d := startTooldAs(t, uid, "--rate-limit", "100000", "--rate-burst", "100000")
+	d := startTooldAs(t, uid, "--rate-limit", "100000", "--rate-burst", "100000", "--require-read-before-write")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c := dial(t, d.addr)

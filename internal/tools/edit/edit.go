@@ -4,23 +4,28 @@ package edit
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/filestate"
 )
 
 // maxFileBytes is the largest file Edit changes. The whole file is held in
 // memory twice (old and new content), so this bounds one call's memory.
 const maxFileBytes = 64 << 20
 
-// New returns the Edit tool.
-func New() tool.Tool { return editTool{} }
+// New returns the Edit tool with Claude Code's read-before-write rule.
+func New() tool.Tool { return NewWith(filestate.Policy{}) }
 
-type editTool struct{}
+// NewWith returns the Edit tool held to policy p.
+func NewWith(p filestate.Policy) tool.Tool { return editTool{policy: p} }
 
-func (editTool) Definition() tool.Definition {
+type editTool struct{ policy filestate.Policy }
+
+func (e editTool) Definition() tool.Definition {
 	return tool.Definition{
 		Name:        "Edit",
-		Description: description,
+		Description: fmt.Sprintf(description, readRule[e.policy.RequireRead]),
 		InputSchema: json.RawMessage(inputSchema),
 	}
 }
@@ -32,7 +37,7 @@ type input struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-func (editTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
+func (e editTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	var in input
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, tool.InvalidInputf("Invalid input for Edit: %v", err)
@@ -40,14 +45,12 @@ func (editTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	if in.FilePath == "" {
 		return nil, tool.InvalidInputf("file_path is empty: give the absolute path of the file to edit.")
 	}
-	if in.OldString == in.NewString {
-		return nil, tool.InvalidInputf("No changes to make: old_string and new_string are exactly the same.")
-	}
-	return &call{in: in}, nil
+	return &call{in: in, policy: e.policy}, nil
 }
 
 type call struct {
-	in input
+	in     input
+	policy filestate.Policy
 }
 
 // Traits are the zero value: an edit must run alone and changes a file.

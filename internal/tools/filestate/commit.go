@@ -59,9 +59,27 @@ func ReadFresh(ctx context.Context, env *tool.Env, t Target, fi fs.FileInfo, max
 		return nil, AccessError(t.Given.Abs, err)
 	}
 	if int64(len(content)) > max || !matches(st, ofi, content) {
-		return nil, tool.Failf(ModifiedMessage)
+		return nil, Modified()
 	}
 	return content, nil
+}
+
+// ReadLocked reads the whole of the locked file t, at most max bytes (the
+// caller has checked its size), with the fstat of the open file.
+func ReadLocked(t Target, max int64) ([]byte, fs.FileInfo, error) {
+	f, fi, err := t.Real.OpenStat()
+	if err != nil {
+		return nil, nil, AccessError(t.Given.Abs, err)
+	}
+	defer f.Close()
+	content, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, nil, AccessError(t.Given.Abs, err)
+	}
+	if int64(len(content)) > max {
+		return nil, nil, tool.Failf("%s grew past %d MiB while it was read.", t.Given.Abs, max>>20)
+	}
+	return content, fi, nil
 }
 
 // CheckFresh is ReadFresh for a caller that replaces the whole file and
@@ -74,12 +92,12 @@ func CheckFresh(ctx context.Context, env *tool.Env, t Target, fi fs.FileInfo) er
 	}
 	if st.Hash == "" {
 		if !matches(st, fi, nil) {
-			return tool.Failf(ModifiedMessage)
+			return Modified()
 		}
 		return nil
 	}
 	if fi.Size() != st.Size {
-		return tool.Failf(ModifiedMessage)
+		return Modified()
 	}
 	_, err = ReadFresh(ctx, env, t, fi, MaxHashBytes)
 	return err
@@ -89,15 +107,25 @@ func CheckFresh(ctx context.Context, env *tool.Env, t Target, fi fs.FileInfo) er
 // version as read by the model, which knows what it just wrote, so that
 // a further edit needs no new Read.
 func Commit(ctx context.Context, env *tool.Env, t Target, fl *workspace.FileLock, content []byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := WriteLocked(ctx, t, fl, content); err != nil {
 		return err
-	}
-	if err := fl.WriteFile(content, 0o644); err != nil {
-		return AccessError(t.Given.Abs, err)
 	}
 	fi, err := fl.Stat()
 	if err != nil {
 		return AccessError(t.Given.Abs, err)
 	}
 	return Record(ctx, env, t, StampContent(fi, content))
+}
+
+// WriteLocked is Commit without the record: the model's view of the file
+// stays what it was (an Edit of a file it never read leaves it unread, as
+// in Claude Code).
+func WriteLocked(ctx context.Context, t Target, fl *workspace.FileLock, content []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := fl.WriteFile(content, 0o644); err != nil {
+		return AccessError(t.Given.Abs, err)
+	}
+	return nil
 }

@@ -210,8 +210,8 @@ func TestSymlinksInsideWork(t *testing.T) {
 			}{
 				{read.New(read.Options{}), map[string]any{"file_path": p}, "     1\tinside"},
 				{edit.New(), map[string]any{"file_path": p, "old_string": "inside", "new_string": "edited"},
-					"The file " + p + " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n     1\tedited"},
-				{write.New(), map[string]any{"file_path": p, "content": "written\n"}, "The file " + p + " has been updated."},
+					"The file " + p + " has been updated successfully. (file state is current in your context — no need to Read it back)"},
+				{write.New(), map[string]any{"file_path": p, "content": "written\n"}, "The file " + p + " has been updated successfully. (file state is current in your context — no need to Read it back)"},
 			}
 			for _, s := range steps {
 				res, err := tooltest.Run(t, s.tool, f.env, s.in)

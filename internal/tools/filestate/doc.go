@@ -1,7 +1,8 @@
 // Package filestate holds what Read, Write and Edit share: how a path given
 // by the model is placed in the workspace and keyed, the read-before-write
-// rule that keeps the model from overwriting a file it has not seen (or that
-// changed since), and the `cat -n` view of lines both Read and Edit print.
+// rule (what the model has seen of a file: Check, Seen; Claude Code's rule
+// or the stricter Policy), Edit's exact-string replacement, and the
+// `cat -n` view of lines Read prints. docs/write-and-edit.md has the rule.
 //
 // A change of a file is a compare-and-swap (commit.go): under the file's
 // lock (workspace.Loc.Lock, which holds across sessions and replicas), the

@@ -6,18 +6,101 @@ import (
 	"io"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/toold/toold/internal/tool"
 )
 
-// The messages of the read-before-write rule. The wording follows Claude
+// The messages of the read-before-write rule. The wording is Claude
 // Code's, which models know how to act on.
 const (
 	NotReadMessage  = "File has not been read yet. Read it first before writing to it."
-	ModifiedMessage = "File has been modified since it was last read, either by the user or by a linter. Read it again before writing to it."
+	ModifiedMessage = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 )
+
+// Seen is how a file on disk relates to what the model last saw of it.
+type Seen int
+
+const (
+	// SeenCurrent: the model read (or wrote) the file in this session and
+	// it has not changed since.
+	SeenCurrent Seen = iota
+	// SeenNever: the model has not read the file in this session.
+	SeenNever
+	// SeenChanged: the file changed on disk since the model last read it.
+	SeenChanged
+	// SeenPartial: the file is as the model last saw it, but the model
+	// has not seen all of it (a Read of some lines, or an Edit of a file
+	// it had not seen whole).
+	SeenPartial
+)
+
+// NotRead is the refusal of a change of a file the model has not read.
+func NotRead() error { return tool.Errorf(tool.KindConflict, "%s", NotReadMessage) }
+
+// Modified is the refusal of a change of a file that changed on disk
+// since the model read it.
+func Modified() error { return tool.Errorf(tool.KindConflict, "%s", ModifiedMessage) }
+
+// Policy is how strictly a change is held to what the model read.
+type Policy struct {
+	// RequireRead refuses to change an existing file that the model has
+	// not read in this session, or that changed on disk since it read it
+	// (KindConflict). Without it the rule is Claude Code's: Write replaces
+	// a file never read, Edit changes a file never read or changed since
+	// (it says so), and only a Write over a changed file is refused.
+	RequireRead bool
+}
+
+// Refusal is the error that p gives a change of a file in state s, or nil.
+func (p Policy) Refusal(s Seen) error {
+	if !p.RequireRead {
+		return nil
+	}
+	switch s {
+	case SeenNever:
+		return NotRead()
+	case SeenChanged:
+		return Modified()
+	}
+	return nil
+}
+
+// Check compares a file, as fi (from a Stat of the open, locked file) and
+// content (all of it) describe it, with the session's stamp of t.
+func Check(ctx context.Context, env *tool.Env, t Target, fi fs.FileInfo, content []byte) (Seen, error) {
+	st, ok, err := env.State.ReadStamp(ctx, t.Real.Abs)
+	if err != nil {
+		return SeenNever, fmt.Errorf("checking whether %s was read: %w", t.Given.Abs, err)
+	}
+	partial := strings.HasPrefix(st.Hash, partialPrefix)
+	st.Hash = strings.TrimPrefix(st.Hash, partialPrefix)
+	switch {
+	case !ok:
+		return SeenNever, nil
+	case !matches(st, fi, content):
+		return SeenChanged, nil
+	case partial:
+		return SeenPartial, nil
+	}
+	return SeenCurrent, nil
+}
+
+// partialPrefix marks the hash of a stamp of a file the model has not
+// seen whole.
+const partialPrefix = "partial:"
+
+// Partial marks st as the stamp of a file the model has seen only in part:
+// it still counts as read (the stricter policy lets it be changed), but an
+// Edit of it says nothing of the model's view being current.
+func Partial(st tool.FileStamp) tool.FileStamp {
+	if st.Hash != "" && !strings.HasPrefix(st.Hash, partialPrefix) {
+		st.Hash = partialPrefix + st.Hash
+	}
+	return st
+}
 
 // MaxHashBytes is the largest file whose content a stamp hashes (the
 // largest file Edit changes). A larger file's stamp holds its modification
@@ -118,8 +201,9 @@ func stamp(ctx context.Context, env *tool.Env, t Target) (tool.FileStamp, error)
 		return st, fmt.Errorf("checking whether %s was read: %w", t.Given.Abs, err)
 	}
 	if !ok {
-		return st, tool.Failf(NotReadMessage)
+		return st, NotRead()
 	}
+	st.Hash = strings.TrimPrefix(st.Hash, partialPrefix)
 	return st, nil
 }
 

@@ -43,19 +43,30 @@ func Locate(env *tool.Env, path string) (Target, error) {
 // model reads. Escapes and context errors are returned as they are, for
 // the engine to classify.
 func AccessError(path string, err error) error {
+	if e := accessError(path, err); e != err {
+		// The cause stays reachable (errors.Is(e, syscall.ENOTDIR)).
+		if te, ok := e.(*tool.Error); ok && te.Err == nil {
+			te.Err = err
+		}
+		return e
+	}
+	return err
+}
+
+func accessError(path string, err error) error {
 	switch {
 	case errors.Is(err, workspace.ErrOutside):
 		return err
 	case errors.Is(err, fs.ErrNotExist):
-		return tool.Failf("File does not exist: %s.", path)
+		return tool.Errorf(tool.KindNotFound, "File does not exist: %s.", path)
 	case errors.Is(err, fs.ErrPermission):
 		return tool.Failf("Permission denied: %s.", path)
 	case errors.Is(err, syscall.ENOTDIR):
-		return tool.Failf("Cannot access %s: a part of the path before the file name is not a directory.", path)
+		return tool.Errorf(tool.KindWrongType, "Cannot access %s: a part of the path before the file name is not a directory.", path)
 	case errors.Is(err, syscall.ELOOP):
 		return tool.Failf("Cannot access %s: too many levels of symbolic links (a symlink loop?).", path)
 	case errors.Is(err, syscall.EISDIR):
-		return tool.Failf("%s is a directory, not a file.", path)
+		return tool.Errorf(tool.KindWrongType, "%s is a directory, not a file.", path)
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {

@@ -39,10 +39,10 @@ func apply(path string, content []byte, edits []edit) (applied, error) {
 
 // failed names the edit that failed and says that nothing was written.
 func failed(i, n int, path string, err error) error {
-	msg := err.Error()
+	msg, kind := err.Error(), tool.KindFailed
 	var te *tool.Error
 	if errors.As(err, &te) {
-		msg = te.Msg
+		msg, kind = te.Msg, te.Kind
 	}
-	return tool.Failf("Edit %d of %d failed: %s No edit was applied; %s is unchanged.", i+1, n, msg, path)
+	return tool.Errorf(kind, "Edit %d of %d failed: %s\nNo edit was applied; %s is unchanged.", i+1, n, msg, path)
 }

@@ -7,16 +7,21 @@ import (
 	"encoding/json"
 
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/filestate"
 )
 
 // maxFileBytes is the largest file MultiEdit changes, as for Edit: the
 // content is held in memory once per edit in flight.
 const maxFileBytes = 64 << 20
 
-// New returns the MultiEdit tool.
-func New() tool.Tool { return multiEditTool{} }
+// New returns the MultiEdit tool with Claude Code's read-before-write rule
+// (that of Edit).
+func New() tool.Tool { return NewWith(filestate.Policy{}) }
 
-type multiEditTool struct{}
+// NewWith returns the MultiEdit tool held to policy p.
+func NewWith(p filestate.Policy) tool.Tool { return multiEditTool{policy: p} }
+
+type multiEditTool struct{ policy filestate.Policy }
 
 func (multiEditTool) Definition() tool.Definition {
 	return tool.Definition{
@@ -37,7 +42,7 @@ type edit struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-func (multiEditTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
+func (m multiEditTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	var in input
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, tool.InvalidInputf("Invalid input for MultiEdit: %v", err)
@@ -56,11 +61,12 @@ func (multiEditTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 			return nil, tool.InvalidInputf("Edit %d of %d has an empty old_string: only the first edit may be empty, to create the file; later edits must name the text they replace.", i+1, len(in.Edits))
 		}
 	}
-	return &call{in: in}, nil
+	return &call{in: in, policy: m.policy}, nil
 }
 
 type call struct {
-	in input
+	in     input
+	policy filestate.Policy
 }
 
 // Traits are the zero value: the call must run alone and changes a file.

@@ -66,8 +66,15 @@ func (c *call) load(ctx context.Context, env *tool.Env, t filestate.Target, fl *
 		return nil, false, tool.Failf("%s is %d MiB; MultiEdit only changes files up to %d MiB. Use Bash (for example sed) for larger files.",
 			t.Given.Abs, fi.Size()>>20, maxFileBytes>>20)
 	}
-	content, err := filestate.ReadFresh(ctx, env, t, fi, maxFileBytes)
+	content, ofi, err := filestate.ReadLocked(t, maxFileBytes)
 	if err != nil {
+		return nil, false, err
+	}
+	seen, err := filestate.Check(ctx, env, t, ofi, content)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := c.policy.Refusal(seen); err != nil {
 		return nil, false, err
 	}
 	return content, false, nil

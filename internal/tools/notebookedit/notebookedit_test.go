@@ -344,8 +344,12 @@ func TestFailures(t *testing.T) {
 			before, _ := os.ReadFile(p)
 			_, err := edit(t, env, tc.in)
 			var te *tool.Error
-			if !errors.As(err, &te) || te.Kind != tool.KindFailed || !strings.Contains(te.Msg, tc.want) {
-				t.Fatalf("err = %v, want failure with %q", err, tc.want)
+			kind := tool.KindFailed
+			if tc.want == filestate.NotReadMessage || tc.want == filestate.ModifiedMessage {
+				kind = tool.KindConflict
+			}
+			if !errors.As(err, &te) || te.Kind != kind || !strings.Contains(te.Msg, tc.want) {
+				t.Fatalf("err = %v, want %v with %q", err, kind, tc.want)
 			}
 			if after, _ := os.ReadFile(p); string(after) != string(before) {
 				t.Fatal("a failed call changed the notebook")

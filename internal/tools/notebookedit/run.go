@@ -28,7 +28,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	fi, err := fl.Stat()
 	if errors.Is(err, fs.ErrNotExist) {
 		// A notebook that is not there was never read: Claude Code says so.
-		return nil, tool.Failf(filestate.NotReadMessage)
+		return nil, filestate.NotRead()
 	}
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)

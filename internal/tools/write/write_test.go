@@ -15,6 +15,8 @@ import (
 	"github.com/toold/toold/internal/tools/read"
 )
 
+const current = " (file state is current in your context — no need to Read it back)"
+
 func put(t *testing.T, p, content string, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -58,71 +60,79 @@ func TestWrite(t *testing.T) {
 		content  string
 		want     string // result text or error message; {ws} is replaced
 		wantErr  bool
-		file     string // the file to check afterwards
+		kind     tool.ErrorKind // of the failure
+		strict   bool           // with the RequireRead policy
+		file     string         // the file to check afterwards
 		wantBody string
 		wantMode os.FileMode
 	}{
 		{name: "new file", path: "f.txt", content: "hello\n",
-			want: "File created successfully at: {ws}/f.txt", file: "f.txt", wantBody: "hello\n", wantMode: 0o644},
+			want: "File created successfully at: f.txt" + current, file: "f.txt", wantBody: "hello\n", wantMode: 0o644},
 		{name: "new file with parents", path: "a/b/c.txt", content: "x",
-			want: "File created successfully at: {ws}/a/b/c.txt", file: "a/b/c.txt", wantBody: "x", wantMode: 0o644},
+			want: "File created successfully at: a/b/c.txt" + current, file: "a/b/c.txt", wantBody: "x", wantMode: 0o644},
 		{name: "new empty file", path: "empty.txt", content: "",
-			want: "File created successfully at: {ws}/empty.txt", file: "empty.txt", wantBody: "", wantMode: 0o644},
+			want: "File created successfully at: empty.txt" + current, file: "empty.txt", wantBody: "", wantMode: 0o644},
 		{name: "existing, not read", setup: existing, path: "f.txt", content: "new",
-			wantErr: true, want: filestate.NotReadMessage, file: "f.txt", wantBody: "old\n", wantMode: 0o644},
+			want: "The file f.txt has been updated successfully." + current, file: "f.txt", wantBody: "new", wantMode: 0o644},
+		{name: "existing, not read, strict", setup: existing, path: "f.txt", content: "new", strict: true,
+			wantErr: true, kind: tool.KindConflict, want: filestate.NotReadMessage, file: "f.txt", wantBody: "old\n", wantMode: 0o644},
+		{name: "existing, read, strict", setup: existingRead, path: "f.txt", content: "new", strict: true,
+			want: "The file f.txt has been updated successfully." + current, file: "f.txt", wantBody: "new", wantMode: 0o644},
+		{name: "absolute path echoed as given", setup: existing, path: "{ws}/sub/../f.txt", content: "new",
+			want: "The file {ws}/sub/../f.txt has been updated successfully." + current, file: "f.txt", wantBody: "new", wantMode: 0o644},
 		{name: "existing, read", setup: existingRead, path: "f.txt", content: "new",
-			want: "The file {ws}/f.txt has been updated.", file: "f.txt", wantBody: "new", wantMode: 0o644},
+			want: "The file f.txt has been updated successfully." + current, file: "f.txt", wantBody: "new", wantMode: 0o644},
 		{name: "existing, read, mode kept", path: "run.sh", content: "#!/bin/sh\n",
 			setup: func(t *testing.T, env *tool.Env, ws string) {
 				put(t, ws+"/run.sh", "old", 0o751)
 				readFile(t, env, ws+"/run.sh")
 			},
-			want: "The file {ws}/run.sh has been updated.", file: "run.sh", wantBody: "#!/bin/sh\n", wantMode: 0o751},
+			want: "The file run.sh has been updated successfully." + current, file: "run.sh", wantBody: "#!/bin/sh\n", wantMode: 0o751},
 		{name: "modified since read (size)", path: "f.txt", content: "new",
 			setup: func(t *testing.T, env *tool.Env, ws string) {
 				existingRead(t, env, ws)
 				fi, _ := os.Stat(ws + "/f.txt")
 				bump(t, ws+"/f.txt", "longer\n", fi.ModTime())
 			},
-			wantErr: true, want: filestate.ModifiedMessage, file: "f.txt", wantBody: "longer\n", wantMode: 0o644},
+			wantErr: true, kind: tool.KindConflict, want: filestate.ModifiedMessage, file: "f.txt", wantBody: "longer\n", wantMode: 0o644},
 		{name: "modified since read (time)", path: "f.txt", content: "new",
 			setup: func(t *testing.T, env *tool.Env, ws string) {
 				existingRead(t, env, ws)
 				bump(t, ws+"/f.txt", "OLD\n", time.Now().Add(time.Hour))
 			},
-			wantErr: true, want: filestate.ModifiedMessage, file: "f.txt", wantBody: "OLD\n", wantMode: 0o644},
+			wantErr: true, kind: tool.KindConflict, want: filestate.ModifiedMessage, file: "f.txt", wantBody: "OLD\n", wantMode: 0o644},
 		{name: "write after write needs no read", path: "f.txt", content: "second",
 			setup: func(t *testing.T, env *tool.Env, ws string) {
 				if _, err := tooltest.Run(t, New(), env, map[string]any{"file_path": ws + "/f.txt", "content": "first"}); err != nil {
 					t.Fatal(err)
 				}
 			},
-			want: "The file {ws}/f.txt has been updated.", file: "f.txt", wantBody: "second", wantMode: 0o644},
+			want: "The file f.txt has been updated successfully." + current, file: "f.txt", wantBody: "second", wantMode: 0o644},
 		{name: "through a symlink inside", path: "link.txt", content: "via link",
 			setup: func(t *testing.T, env *tool.Env, ws string) {
 				existing(t, env, ws)
 				os.Symlink("f.txt", ws+"/link.txt")
 				readFile(t, env, ws+"/link.txt")
 			},
-			want: "The file {ws}/link.txt has been updated.", file: "f.txt", wantBody: "via link", wantMode: 0o644},
+			want: "The file link.txt has been updated successfully." + current, file: "f.txt", wantBody: "via link", wantMode: 0o644},
 		{name: "read through a symlink, written by the real path", path: "f.txt", content: "direct",
 			setup: func(t *testing.T, env *tool.Env, ws string) {
 				existing(t, env, ws)
 				os.Symlink(".", ws+"/here")
 				readFile(t, env, ws+"/here/here/f.txt")
 			},
-			want: "The file {ws}/f.txt has been updated.", file: "f.txt", wantBody: "direct", wantMode: 0o644},
+			want: "The file f.txt has been updated successfully." + current, file: "f.txt", wantBody: "direct", wantMode: 0o644},
 		{name: "dangling symlink inside creates the target", path: "dangling", content: "made",
 			setup: func(t *testing.T, env *tool.Env, ws string) { os.Symlink("sub/target.txt", ws+"/dangling") },
-			want:  "File created successfully at: {ws}/dangling", file: "sub/target.txt", wantBody: "made", wantMode: 0o644},
+			want:  "File created successfully at: dangling" + current, file: "sub/target.txt", wantBody: "made", wantMode: 0o644},
 		{name: "directory", path: "dir", content: "x",
 			setup:   func(t *testing.T, env *tool.Env, ws string) { os.Mkdir(ws+"/dir", 0o755) },
-			wantErr: true, want: "{ws}/dir is a directory; Write needs the path of a file."},
+			wantErr: true, kind: tool.KindWrongType, want: "dir is a directory, not a file. To create a file inside it, include the file name in file_path."},
 		{name: "fifo", path: "fifo", content: "x",
 			setup:   func(t *testing.T, env *tool.Env, ws string) { syscall.Mkfifo(ws+"/fifo", 0o644) },
-			wantErr: true, want: "{ws}/fifo is not a regular file (p---------); Write only replaces regular files."},
+			wantErr: true, kind: tool.KindWrongType, want: "fifo is not a regular file (p---------); Write only replaces regular files."},
 		{name: "parent is a file", path: "f.txt/x", content: "x", setup: existing,
-			wantErr: true, want: "Cannot access {ws}/f.txt/x: a part of the path before the file name is not a directory."},
+			wantErr: true, kind: tool.KindWrongType, want: "Error calling tool (Write): ENOTDIR: not a directory, stat '{ws}/f.txt/x'"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,11 +141,15 @@ func TestWrite(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, env, ws)
 			}
-			res, err := tooltest.Run(t, New(), env, map[string]any{"file_path": tc.path, "content": tc.content})
+			tl := New()
+			if tc.strict {
+				tl = NewWith(filestate.Policy{RequireRead: true})
+			}
+			res, err := tooltest.Run(t, tl, env, map[string]any{"file_path": strings.ReplaceAll(tc.path, "{ws}", ws), "content": tc.content})
 			want := strings.ReplaceAll(tc.want, "{ws}", ws)
 			if tc.wantErr {
 				var te *tool.Error
-				if !errors.As(err, &te) || te.Kind != tool.KindFailed || te.Msg != want {
+				if !errors.As(err, &te) || te.Kind != tc.kind || te.Msg != want {
 					t.Fatalf("Write = %v, %v; want failure %q", res, err, want)
 				}
 			} else {

@@ -72,10 +72,9 @@ func (b *rgBackend) args(t *target, q *query) []string {
 		// directory, and the user's global git excludes are not read.
 		"--no-require-git",
 		"--no-ignore-global",
-		// Lines past 2000 bytes come back cut; render cuts at 500
-		// characters, which a 2000-byte prefix always holds.
-		"--max-columns=2000",
-		"--max-columns-preview",
+		// Lines past 500 bytes come back as ripgrep's note, as in
+		// Claude Code.
+		"--max-columns=500",
 	}
 	switch q.mode {
 	case filesMode:
@@ -108,7 +107,9 @@ func (b *rgBackend) args(t *target, q *query) []string {
 	if q.fileType != "" {
 		a = append(a, "--type="+q.fileType)
 	}
-	a = append(a, "--regexp="+q.pattern, "--")
+	// Claude Code's ripgrep wraps the pattern as a group, and its error
+	// messages quote it so: (?:pattern).
+	a = append(a, "--regexp=(?:"+q.pattern+")", "--")
 	if t.file != "" {
 		return append(a, t.file)
 	}
@@ -224,7 +225,7 @@ func rgFailure(waitErr error, stderr string, found bool) error {
 		// about an ignore file start with its path and do not fail rg.
 		case strings.Contains(msg, "regex"), strings.HasPrefix(msg, "error parsing glob"),
 			strings.HasPrefix(msg, "unrecognized file type"):
-			return tool.InvalidInputf("%s", msg)
+			return rejected("%s", strings.TrimPrefix(msg, "rg: "))
 		}
 		return tool.Failf("rg failed: %s", msg)
 	}
@@ -304,7 +305,11 @@ func (p *rgParser) record(rec []byte) {
 	}
 	num, _ := strconv.Atoi(string(rest[:i]))
 	h := p.hit(string(path))
-	h.lines = append(h.lines, outLine{num: num, match: rest[i] == ':', text: clip(rest[i+1:])})
+	text := string(rest[i+1:])
+	if text == omittedMatch || text == omittedContext {
+		text = longLine
+	}
+	h.lines = append(h.lines, outLine{num: num, match: rest[i] == ':', text: text})
 }
 
 // readRecord reads up to delim, which it drops. Overlong records are

@@ -253,28 +253,27 @@ func (c *collector) emitAt(off, num int, match bool) int {
 	return next
 }
 
-// maxLineRunes is where long lines are cut, in characters.
-const maxLineRunes = 500
+// maxLineBytes is ripgrep's --max-columns as Claude Code runs it: a
+// longer line (its terminator not counted) is replaced by a note.
+const maxLineBytes = 500
 
-const clipMark = " [... omitted end of long line]"
+// longLine stands for a line over maxLineBytes; contentLines writes
+// ripgrep's note in its place. No searched line holds a NUL.
+const longLine = "\x00"
 
-// clip cuts a line after maxLineRunes characters (invalid UTF-8 bytes
-// count one each), marking the cut the way ripgrep's previews do.
+const (
+	omittedMatch   = "[Omitted long matching line]"
+	omittedContext = "[Omitted long context line]"
+)
+
 func clip(line []byte) string {
-	if len(line) <= maxLineRunes {
-		return string(line)
+	if len(line) > maxLineBytes {
+		return longLine
 	}
-	n, i := 0, 0
-	for i < len(line) && n < maxLineRunes {
-		_, size := utf8.DecodeRune(line[i:])
-		i += size
-		n++
-	}
-	if i == len(line) {
-		return string(line)
-	}
-	return string(line[:i]) + clipMark
+	return string(line)
 }
+
+func long(text string) bool { return text == longLine }
 
 // readableLimit is how much of a file with a NUL past the first 64 KiB
 // ripgrep searches before it stops: the complete lines of the buffers it

@@ -197,9 +197,12 @@ func TestGlobTruncates(t *testing.T) {
 	}
 }
 
-func TestGlobTiesSortByPath(t *testing.T) {
+// Files with the same modification time are listed in the order of a
+// depth-first walk that reads each directory as the file system lists it
+// (as Claude Code's stable sort of its walk does), whatever the names.
+func TestGlobTiesFollowTheWalk(t *testing.T) {
 	env, _, _ := tooltest.Env(t)
-	for _, n := range []string{"c.txt", "a.txt", "b/a.txt"} {
+	for _, n := range []string{"c.txt", "a.txt", "b/a.txt", "b/z.txt", "m.txt"} {
 		p := filepath.Join(env.Cwd, n)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
@@ -209,12 +212,36 @@ func TestGlobTiesSortByPath(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, _, err := run(t, env, map[string]any{"pattern": "**/*.txt"})
-	if err != nil {
-		t.Fatal(err)
+	var walk func(dir, rel string) []string
+	walk = func(dir, rel string) []string {
+		f, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		entries, err := f.ReadDir(-1) // the file system's order, unsorted
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			if e.IsDir() {
+				out = append(out, walk(filepath.Join(dir, e.Name()), rel+e.Name()+"/")...)
+			} else {
+				out = append(out, rel+e.Name())
+			}
+		}
+		return out
 	}
-	if want := "a.txt\nb/a.txt\nc.txt"; got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+	want := strings.Join(walk(env.Cwd, ""), "\n")
+	for range 3 { // the walk is parallel; its order must not be
+		got, _, err := run(t, env, map[string]any{"pattern": "**/*.txt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
 	}
 }
 

@@ -100,8 +100,8 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, ctx.Err()
 	case !selfExited && context.Cause(runCtx) == errTimeout:
 		// Claude Code's words: bash's status after SIGTERM (128+15),
-		// the output, then the timeout in whole seconds, rounded down.
-		msg := joinText(joinText("Exit code "+strconv.Itoa(timeoutExit), text), "Command timed out after "+seconds(c.timeout))
+		// the timeout in whole seconds, rounded down, then the output.
+		msg := joinText("Exit code "+strconv.Itoa(timeoutExit)+"\nCommand timed out after "+seconds(c.timeout), text)
 		if note != "" {
 			msg += "\n" + note
 		}

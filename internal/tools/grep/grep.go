@@ -96,6 +96,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		if binary, err := t.isBinary(); err != nil {
 			return nil, err
 		} else if binary {
+			if r := namedBinaryResult(t, c.q, c.p); r != nil {
+				return r.WithMeta("backend", backend), nil
+			}
 			return binaryFileResult(t, c.q), nil
 		}
 	}

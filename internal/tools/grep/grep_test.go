@@ -289,3 +289,29 @@ func TestGrepLongOutputIsPaged(t *testing.T) {
 		}
 	}
 }
+
+// A binary file named as the path is searched with NUL as a line break;
+// a match shows as ripgrep's note, not as lines.
+func TestGrepNamedBinaryFile(t *testing.T) {
+	env, _, _ := tooltest.Env(t)
+	f := &fileSet{t: t, dir: env.Cwd}
+	f.text("bin.dat", "hit\x00\x00\x00\x00hit\n")
+	for name, opts := range backends(t) {
+		for _, tt := range []struct {
+			in   map[string]any
+			want string
+		}{
+			{map[string]any{"pattern": "hit", "path": "bin.dat", "output_mode": "content"}, `binary file matches (found "\0" byte around offset 3)`},
+			{map[string]any{"pattern": "hit", "path": "bin.dat"}, "Found 1 file\nbin.dat"},
+			{map[string]any{"pattern": "zzz", "path": "bin.dat", "output_mode": "content"}, "No matches found"},
+		} {
+			res, err := tooltest.Run(t, New(opts), env, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tooltest.Text(res); got != tt.want {
+				t.Errorf("%s %v: got %q, want %q", name, tt.in, got, tt.want)
+			}
+		}
+	}
+}

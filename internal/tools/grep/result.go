@@ -1,7 +1,9 @@
 package grep
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,4 +220,53 @@ func binaryFileResult(t *target, q *query) *tool.Result {
 	}
 	return tool.Text(text+"\n("+t.shown+" is a binary file and was not searched.)").
 		WithMeta("truncated", false).WithMeta("mode", q.mode.String()).WithMeta("num_files", 0)
+}
+
+// maxNamedBinary bounds how much of a binary file named as the search path
+// is read to answer as ripgrep does.
+const maxNamedBinary = 64 << 20
+
+// namedBinaryResult answers a search of one file with a NUL byte in its
+// first 64 KiB as ripgrep does for a file it was given by name: it
+// searches it with NUL as a line break, and shows a match not as lines
+// but as ripgrep's note "binary file matches (found "\0" byte around
+// offset N)"; no match is no match. Nil leaves the answer to binaryFileResult (count mode, a
+// later NUL, a pattern only ripgrep reads).
+func namedBinaryResult(t *target, q *query, p *pattern) *tool.Result {
+	if q.mode == countMode {
+		return nil
+	}
+	if p == nil {
+		var err error
+		if p, err = compilePattern(q.pattern, q.ignoreCase, q.multiline); err != nil {
+			return nil
+		}
+	}
+	loc, err := t.dir.Child(t.file)
+	if err != nil {
+		return nil
+	}
+	f, err := loc.Open()
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxNamedBinary+1))
+	if err != nil || len(data) > maxNamedBinary {
+		return nil
+	}
+	data = decodeBOM(data)
+	nul := bytes.IndexByte(data, 0)
+	if nul < 0 || nul >= binaryWindow {
+		return nil
+	}
+	text := bytes.ReplaceAll(data, []byte{0}, []byte{'\n'})
+	if !p.re.Match(text) {
+		return render(t, q, &results{})
+	}
+	res := tool.Text(fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", nul))
+	if q.mode == filesMode {
+		res = tool.Text("Found 1 file\n" + t.relative(""))
+	}
+	return res.WithMeta("truncated", false).WithMeta("mode", q.mode.String()).WithMeta("num_files", 1)
 }

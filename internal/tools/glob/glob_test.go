@@ -251,6 +251,7 @@ func TestGlobInputErrors(t *testing.T) {
 		name string
 		in   map[string]any
 		want string
+		kind tool.ErrorKind // zero: invalid input
 	}{
 		{name: "unclosed class", in: map[string]any{"pattern": "[a-"}, want: `Invalid glob pattern "[a-"`},
 		{name: "unclosed brace", in: map[string]any{"pattern": "{a,b"}, want: `Invalid glob pattern "{a,b"`},
@@ -258,16 +259,20 @@ func TestGlobInputErrors(t *testing.T) {
 		{name: "NUL in pattern", in: map[string]any{"pattern": "a\x00b"}, want: "NUL"},
 		{name: "NUL in path", in: map[string]any{"pattern": "*", "path": "a\x00b"}, want: "NUL"},
 		{name: "missing path", in: map[string]any{"pattern": "*", "path": "nope"},
-			want: "Directory does not exist: " + filepath.Join(ws, "nope") + ". Note: your current working directory is " + ws + "."},
-		{name: "path is a file", in: map[string]any{"pattern": "*", "path": "main.go"}, want: "Path is not a directory: " + filepath.Join(ws, "main.go")},
+			want: "Directory does not exist: " + filepath.Join(ws, "nope") + ". Note: your current working directory is " + ws + ".", kind: tool.KindNotFound},
+		{name: "path is a file", in: map[string]any{"pattern": "*", "path": "main.go"}, want: "Path is not a directory: " + filepath.Join(ws, "main.go"), kind: tool.KindWrongType},
 		{name: "control character in path", in: map[string]any{"pattern": "*", "path": "a\x01b"}, want: "control characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := run(t, env, tt.in)
 			var te *tool.Error
-			if !errors.As(err, &te) || te.Kind != tool.KindInvalidInput {
-				t.Fatalf("err = %v, want invalid input", err)
+			kind := tt.kind
+			if kind == tool.KindNone {
+				kind = tool.KindInvalidInput
+			}
+			if !errors.As(err, &te) || te.Kind != kind {
+				t.Fatalf("err = %v, want %v", err, kind)
 			}
 			if !strings.Contains(te.Msg, tt.want) {
 				t.Errorf("message %q does not contain %q", te.Msg, tt.want)

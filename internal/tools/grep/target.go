@@ -53,7 +53,7 @@ func resolveTarget(env *tool.Env, path string) (*target, error) {
 		return &target{dir: real, shown: loc.Abs, cwd: env.Cwd}, nil
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, tool.InvalidInputf("%s is not a regular file or a directory.", given)
+		return nil, tool.Errorf(tool.KindWrongType, "%s is not a regular file or a directory.", given)
 	}
 	parent, err := env.Files.Locate("", filepath.Dir(real.Abs))
 	if err != nil {

@@ -15,6 +15,10 @@ import (
 func small(t *testing.T) (*tool.Env, string) {
 	env, _, _ := tooltest.Env(t)
 	f := &fileSet{t: t, dir: env.Cwd}
+	// A repository: .gitignore applies only inside one.
+	if err := os.Mkdir(filepath.Join(env.Cwd, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f.text(".gitignore", "*.log\n")
 	f.text("a.go", "package a\n\nfunc Alpha() {}\n\n// TODO: alpha\n")
 	f.text("b.go", "package b\n\nfunc Beta() {}\nfunc beta2() {}\n")

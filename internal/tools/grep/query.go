@@ -46,6 +46,10 @@ type query struct {
 	lineNumbers bool
 	headLimit   int // 0: no limit
 	offset      int
+	// err is a problem Claude Code reports when the call runs, after the
+	// permission check, not as invalid input: a glob or type ripgrep
+	// refuses, a negative head_limit or offset.
+	err error
 }
 
 type input struct {
@@ -89,7 +93,7 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 	}
 	for _, g := range q.globs {
 		if nestedBraces(g) {
-			return nil, rejected("error parsing glob '%s': nested alternate groups are not allowed", g)
+			q.err = rejected("error parsing glob '%s': nested alternate groups are not allowed", g)
 		}
 		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
 			why := "invalid glob"
@@ -101,7 +105,7 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 			case strings.HasSuffix(g, "\\"):
 				why = "dangling '\\'"
 			}
-			return nil, rejected("error parsing glob '%s': %s", g, why)
+			q.err = rejected("error parsing glob '%s': %s", g, why)
 		}
 	}
 	switch in.OutputMode {
@@ -116,7 +120,7 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 	}
 	if q.fileType != "" {
 		if _, ok := fileTypes()[q.fileType]; !ok {
-			return nil, rejected("unrecognized file type: %s", q.fileType)
+			q.err = rejected("unrecognized file type: %s", q.fileType)
 		}
 	}
 	var err error
@@ -134,7 +138,10 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 			continue
 		}
 		if *f.dst, err = count(f.name, *f.v); err != nil {
-			return nil, err
+			if f.name != "head_limit" && f.name != "offset" {
+				return nil, err
+			}
+			q.err = err
 		}
 	}
 	if in.Context != nil && in.ContextAlt != nil && ctx != ctxAlt {

@@ -67,14 +67,13 @@ func (b *rgBackend) args(t *target, q *query) []string {
 		"--null",          // a NUL after each path: names may hold ':'
 		"--hidden",        // dotfiles are searched, as in Claude Code
 		"--no-follow",     // symbolic links are not followed
-		// The ignore rules come from the workspace alone, as in the
-		// built-in engine: .gitignore applies with or without a .git
-		// directory, and the user's global git excludes are not read.
-		"--no-require-git",
+		// .gitignore applies inside a git repository only, as in
+		// Claude Code; the user's global git excludes are not read.
 		"--no-ignore-global",
 		// Lines past 500 bytes come back as ripgrep's note, as in
-		// Claude Code.
-		"--max-columns=500",
+		// Claude Code. ripgrep 13 counts the line break, so 501 here;
+		// the parser checks a last line without one.
+		"--max-columns=501",
 	}
 	switch q.mode {
 	case filesMode:
@@ -305,7 +304,7 @@ func (p *rgParser) record(rec []byte) {
 	}
 	num, _ := strconv.Atoi(string(rest[:i]))
 	h := p.hit(string(path))
-	text := string(rest[i+1:])
+	text := clip(rest[i+1:])
 	if text == omittedMatch || text == omittedContext {
 		text = longLine
 	}

@@ -39,8 +39,8 @@ func render(t *target, q *query, r *results) *tool.Result {
 			return localeCompare(a.rel, b.rel)
 		})
 	default:
-		// ripgrep's --sort=path: component by component, bytewise.
-		slices.SortFunc(r.hits, func(a, b *fileHit) int { return comparePaths(a.rel, b.rel) })
+		// By path, byte by byte, as Claude Code lists them.
+		slices.SortFunc(r.hits, func(a, b *fileHit) int { return strings.Compare(a.rel, b.rel) })
 	}
 	var entries []string
 	total := 0
@@ -64,19 +64,6 @@ func render(t *target, q *query, r *results) *tool.Result {
 		res.WithMeta("truncated", true)
 	}
 	return res
-}
-
-// comparePaths orders slash paths component by component.
-func comparePaths(a, b string) int {
-	for a != "" && b != "" {
-		ca, ra, _ := strings.Cut(a, "/")
-		cb, rb, _ := strings.Cut(b, "/")
-		if c := strings.Compare(ca, cb); c != 0 {
-			return c
-		}
-		a, b = ra, rb
-	}
-	return strings.Compare(a, b)
 }
 
 // contentLines formats lines as ripgrep prints them: path:N:text for a

@@ -70,10 +70,10 @@ func (b *rgBackend) args(t *target, q *query) []string {
 		// .gitignore applies inside a git repository only, as in
 		// Claude Code; the user's global git excludes are not read.
 		"--no-ignore-global",
-		// Lines past 500 bytes come back as ripgrep's note, as in
-		// Claude Code. ripgrep 13 counts the line break, so 501 here;
-		// the parser checks a last line without one.
-		"--max-columns=501",
+		// Lines past 2000 bytes, which are all over Claude Code's 500
+		// characters, come back as ripgrep's note; the parser checks
+		// the others (clip).
+		"--max-columns=2000",
 	}
 	switch q.mode {
 	case filesMode:

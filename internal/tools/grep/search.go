@@ -253,9 +253,10 @@ func (c *collector) emitAt(off, num int, match bool) int {
 	return next
 }
 
-// maxLineBytes is ripgrep's --max-columns as Claude Code runs it: a
-// longer line (its terminator not counted) is replaced by a note.
-const maxLineBytes = 500
+// maxLineChars is Claude Code's limit on a shown line: a line longer than
+// 500 characters (JavaScript's length: UTF-16 code units; the line break
+// not counted) is replaced by a note.
+const maxLineChars = 500
 
 // longLine stands for a line over maxLineBytes; contentLines writes
 // ripgrep's note in its place. No searched line holds a NUL.
@@ -267,10 +268,28 @@ const (
 )
 
 func clip(line []byte) string {
-	if len(line) > maxLineBytes {
+	if len(line) <= maxLineChars {
+		return string(line)
+	}
+	if n := utf16Len(line); n > maxLineChars {
 		return longLine
 	}
 	return string(line)
+}
+
+// utf16Len is the length JavaScript gives the line: two units for a
+// character past U+FFFF, one for any other character or invalid byte.
+func utf16Len(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r > 0xFFFF {
+			n++
+		}
+		n++
+		b = b[size:]
+	}
+	return n
 }
 
 func long(text string) bool { return text == longLine }

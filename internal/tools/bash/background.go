@@ -23,7 +23,7 @@ func (c *call) runBackground(ctx context.Context, env *tool.Env) (*tool.Result, 
 	cwd := sessionDir(env)
 	spec := shells.Spec{
 		Path:        c.tool.bash,
-		Args:        []string{"bash", "-c", c.command},
+		Args:        []string{c.tool.bash, "-c", c.command},
 		Dir:         cwd,
 		Env:         sessionEnviron(env),
 		Command:     c.command,

@@ -73,6 +73,10 @@ func New(opts Options) tool.Tool {
 	if opts.Sandbox.Enabled() {
 		t.sandbox = opts.Sandbox
 	}
+	if t.bash == "" && usable("/bin/bash") {
+		// Claude Code's shell, whose path bash puts in its messages.
+		t.bash = "/bin/bash"
+	}
 	if t.bash == "" {
 		p, err := exec.LookPath("bash")
 		if err != nil {
@@ -147,11 +151,15 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	}
 	timeout := defaultTimeoutMS * time.Millisecond
 	if in.Timeout != nil {
+		// As in Claude Code, a timeout over the maximum is cut to it, and
+		// one of 0 (or less) means the default.
 		ms := *in.Timeout
-		if math.IsNaN(ms) || ms <= 0 || ms > maxTimeoutMS {
-			return nil, tool.InvalidInputf("timeout is %v ms; it must be more than 0 and at most %d (10 minutes), or left out for the default of %d (2 minutes)", ms, maxTimeoutMS, defaultTimeoutMS)
+		if math.IsNaN(ms) {
+			return nil, tool.InvalidInputf("timeout is not a number")
 		}
-		timeout = time.Duration(ms * float64(time.Millisecond))
+		if ms > 0 {
+			timeout = time.Duration(min(ms, maxTimeoutMS) * float64(time.Millisecond))
+		}
 	}
 	return &call{
 		tool:        t,
@@ -224,4 +232,10 @@ func summaryLine(s string, max int) string {
 		}
 	}
 	return s
+}
+
+// usable reports whether path is an executable regular file.
+func usable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }

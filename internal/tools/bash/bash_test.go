@@ -78,10 +78,10 @@ func TestResults(t *testing.T) {
 		{"non-zero exit without output", "false", "Exit code 1", true, 1},
 		{"killed by a signal", "echo before; kill -KILL $$", "Command was killed by signal 9 (SIGKILL): " + killCause + "\nbefore", true, 137},
 		{"an exit code past the signals", "exit 200", "Exit code 200", true, 200},
-		{"syntax error", "if then", "Exit code 2\nbash: -c: line 1: syntax error near unexpected token `then'\nbash: -c: line 1: `if then'", true, 2},
+		{"syntax error", "if then", "Exit code 2\n/bin/bash: -c: line 1: syntax error near unexpected token `then'\n/bin/bash: -c: line 1: `if then'", true, 2},
 		{"stdin is empty", "cat; echo done", "done", false, 0},
 		{"xtrace does not show the cwd capture", "cd .; set -x; echo hi", "hi\n+ echo hi", false, 0},
-		{"line numbers are the command's", "cd .\nnot_a_command_x", "Exit code 127\nbash: line 2: not_a_command_x: command not found", true, 127},
+		{"line numbers are the command's", "cd .\nnot_a_command_x", "Exit code 127\n/bin/bash: line 2: not_a_command_x: command not found", true, 127},
 		{"invalid utf-8 replaced", `printf 'a\377b'`, "a\uFFFDb", false, 0},
 		{"environment from env.Environ", "echo $LANG", "C.UTF-8", false, 0},
 	}
@@ -328,10 +328,11 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 		if !errors.As(err, &te) || te.Kind != tool.KindTimeout {
 			t.Fatalf("err = %v, want a timeout error", err)
 		}
-		if te.Msg == "Command timed out after "+seconds(timeout)+"\nstarted" {
+		head := "Exit code 143\nCommand timed out after " + seconds(timeout)
+		if te.Msg == head+"\nstarted" {
 			break
 		}
-		if !strings.HasPrefix(te.Msg, "Command timed out after "+seconds(timeout)) || timeout > time.Minute {
+		if !strings.HasPrefix(te.Msg, head) || timeout > time.Minute {
 			t.Fatalf("message = %q", te.Msg)
 		}
 	}
@@ -470,10 +471,10 @@ func TestEndlessOutputTimesOut(t *testing.T) {
 	switch {
 	case errors.As(err, &te) && te.Kind == tool.KindTimeout:
 		text = te.Msg
-		if !strings.HasPrefix(text, "Command timed out after 1s\n") {
+		if !strings.HasPrefix(text, "Exit code 143\nCommand timed out after 1s\n") {
 			t.Errorf("message starts %.100q", text)
 		}
-		text = strings.TrimPrefix(text, "Command timed out after 1s\n")
+		text = strings.TrimPrefix(text, "Exit code 143\nCommand timed out after 1s\n")
 	case err == nil && res.IsError:
 		text = strings.TrimPrefix(tooltest.Text(res), "The command was killed because its output passed 64 MiB.\n")
 	default:

@@ -14,8 +14,9 @@ import (
 // command prepares `bash -c script`: through the sandbox when the tool has
 // one, else in a process group of its own. Cancelling ctx kills all of it.
 func (t *bashTool) command(ctx context.Context, env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
-	// argv[0] "bash", not the full path, so that messages read "bash: ...".
-	args := []string{"bash", "-c", script}
+	// argv[0] is the full path, so that bash's messages read
+	// "/bin/bash: line 1: ...", as in Claude Code.
+	args := []string{t.bash, "-c", script}
 	if t.sandbox != nil {
 		return t.sandbox.Command(ctx, sandbox.Request{
 			SessionID: env.SessionID,

@@ -99,7 +99,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	case !selfExited && ctx.Err() != nil:
 		return nil, ctx.Err()
 	case !selfExited && context.Cause(runCtx) == errTimeout:
-		msg := joinText("Command timed out after "+seconds(c.timeout), text)
+		// Claude Code's words: bash's status after SIGTERM (128+15),
+		// the timeout in whole seconds, rounded down, then the output.
+		msg := joinText("Exit code "+strconv.Itoa(timeoutExit)+"\nCommand timed out after "+seconds(c.timeout), text)
 		if note != "" {
 			msg += "\n" + note
 		}
@@ -111,10 +113,11 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return r, nil
 	}
 	code := status.ExitStatus()
-	if code != 0 {
+	failed := code != 0 && !benignExit(c.command, code)
+	if failed {
 		text = joinText(exitLine(code), text)
 	}
-	return c.result(text, note, truncated, code, finalCwd, code != 0), nil
+	return c.result(text, note, truncated, code, finalCwd, failed), nil
 }
 
 func (c *call) result(text, note string, truncated bool, code int, cwd string, isErr bool) *tool.Result {
@@ -174,8 +177,12 @@ func joinText(a, b string) string {
 	return a + "\n" + b
 }
 
+// timeoutExit is the exit status Claude Code reports for a command it
+// stopped at its timeout.
+const timeoutExit = 143
+
 // seconds formats a duration as Claude Code does in its timeout message:
-// "120s", "1.5s".
+// whole seconds, rounded down ("120s", "1s" for 1.5 s).
 func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+	return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 }

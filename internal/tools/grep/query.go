@@ -46,6 +46,10 @@ type query struct {
 	lineNumbers bool
 	headLimit   int // 0: no limit
 	offset      int
+	// err is a problem Claude Code reports when the call runs, after the
+	// permission check, not as invalid input: a glob or type ripgrep
+	// refuses, a negative head_limit or offset.
+	err error
 }
 
 type input struct {
@@ -71,9 +75,7 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, tool.InvalidInputf("Invalid input for Grep: %v", err)
 	}
-	if in.Pattern == "" {
-		return nil, tool.InvalidInputf("pattern is empty: give a regular expression to search for.")
-	}
+	// An empty pattern matches every line, as in Claude Code.
 	for name, v := range map[string]string{"pattern": in.Pattern, "path": in.Path, "glob": in.Glob, "type": in.Type} {
 		if strings.ContainsRune(v, 0) {
 			return nil, tool.InvalidInputf("%s contains a NUL byte.", name)
@@ -90,11 +92,20 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 		headLimit:   defaultHeadLimit,
 	}
 	for _, g := range q.globs {
-		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
-			return nil, tool.InvalidInputf("error parsing glob %q: check for an unclosed [ or {, or a trailing backslash.", g)
-		}
 		if nestedBraces(g) {
-			return nil, tool.InvalidInputf("error parsing glob %q: nested alternate groups are not allowed.", g)
+			q.err = rejected("error parsing glob '%s': nested alternate groups are not allowed", g)
+		}
+		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
+			why := "invalid glob"
+			switch {
+			case strings.Count(g, "[") > strings.Count(g, "]"):
+				why = "unclosed character class; missing ']'"
+			case strings.Count(g, "{") > strings.Count(g, "}"):
+				why = "unclosed alternate group; missing '}'"
+			case strings.HasSuffix(g, "\\"):
+				why = "dangling '\\'"
+			}
+			q.err = rejected("error parsing glob '%s': %s", g, why)
 		}
 	}
 	switch in.OutputMode {
@@ -109,7 +120,7 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 	}
 	if q.fileType != "" {
 		if _, ok := fileTypes()[q.fileType]; !ok {
-			return nil, tool.InvalidInputf("unrecognized file type: %s (ripgrep type names are like go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh).", q.fileType)
+			q.err = rejected("unrecognized file type: %s", q.fileType)
 		}
 	}
 	var err error
@@ -127,7 +138,10 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 			continue
 		}
 		if *f.dst, err = count(f.name, *f.v); err != nil {
-			return nil, err
+			if f.name != "head_limit" && f.name != "offset" {
+				return nil, err
+			}
+			q.err = err
 		}
 	}
 	if in.Context != nil && in.ContextAlt != nil && ctx != ctxAlt {
@@ -154,7 +168,11 @@ const maxCount = 1 << 31
 
 func count(name string, f float64) (int, error) {
 	if f != math.Trunc(f) || math.IsNaN(f) || f < 0 {
-		return 0, tool.InvalidInputf("%s must be a whole number of at least 0, got %v.", name, f)
+		hint := ""
+		if name == "head_limit" {
+			hint = " Pass 0 for unlimited."
+		}
+		return 0, tool.InvalidInputf("<tool_use_error>%s must be a whole number of 0 or more, got %v.%s</tool_use_error>", name, f, hint)
 	}
 	return int(min(f, maxCount)), nil
 }
@@ -193,4 +211,14 @@ func nestedBraces(g string) bool {
 		}
 	}
 	return false
+}
+
+// rejectedPrefix heads Claude Code's report of an argument ripgrep
+// refused before searching.
+const rejectedPrefix = "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: "
+
+// rejected is an error in the pattern, a glob or the type, worded as
+// Claude Code reports ripgrep's refusal.
+func rejected(format string, args ...any) error {
+	return tool.InvalidInputf(rejectedPrefix+format, args...)
 }

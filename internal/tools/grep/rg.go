@@ -67,15 +67,13 @@ func (b *rgBackend) args(t *target, q *query) []string {
 		"--null",          // a NUL after each path: names may hold ':'
 		"--hidden",        // dotfiles are searched, as in Claude Code
 		"--no-follow",     // symbolic links are not followed
-		// The ignore rules come from the workspace alone, as in the
-		// built-in engine: .gitignore applies with or without a .git
-		// directory, and the user's global git excludes are not read.
-		"--no-require-git",
+		// .gitignore applies inside a git repository only, as in
+		// Claude Code; the user's global git excludes are not read.
 		"--no-ignore-global",
-		// Lines past 2000 bytes come back cut; render cuts at 500
-		// characters, which a 2000-byte prefix always holds.
+		// Lines past 2000 bytes, which are all over Claude Code's 500
+		// characters, come back as ripgrep's note; the parser checks
+		// the others (clip).
 		"--max-columns=2000",
-		"--max-columns-preview",
 	}
 	switch q.mode {
 	case filesMode:
@@ -108,7 +106,9 @@ func (b *rgBackend) args(t *target, q *query) []string {
 	if q.fileType != "" {
 		a = append(a, "--type="+q.fileType)
 	}
-	a = append(a, "--regexp="+q.pattern, "--")
+	// Claude Code's ripgrep wraps the pattern as a group, and its error
+	// messages quote it so: (?:pattern).
+	a = append(a, "--regexp=(?:"+q.pattern+")", "--")
 	if t.file != "" {
 		return append(a, t.file)
 	}
@@ -224,7 +224,7 @@ func rgFailure(waitErr error, stderr string, found bool) error {
 		// about an ignore file start with its path and do not fail rg.
 		case strings.Contains(msg, "regex"), strings.HasPrefix(msg, "error parsing glob"),
 			strings.HasPrefix(msg, "unrecognized file type"):
-			return tool.InvalidInputf("%s", msg)
+			return rejected("%s", strings.TrimPrefix(msg, "rg: "))
 		}
 		return tool.Failf("rg failed: %s", msg)
 	}
@@ -304,7 +304,11 @@ func (p *rgParser) record(rec []byte) {
 	}
 	num, _ := strconv.Atoi(string(rest[:i]))
 	h := p.hit(string(path))
-	h.lines = append(h.lines, outLine{num: num, match: rest[i] == ':', text: clip(rest[i+1:])})
+	text := clip(rest[i+1:])
+	if text == omittedMatch || text == omittedContext {
+		text = longLine
+	}
+	h.lines = append(h.lines, outLine{num: num, match: rest[i] == ':', text: text})
 }
 
 // readRecord reads up to delim, which it drops. Overlong records are

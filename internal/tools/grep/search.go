@@ -253,28 +253,46 @@ func (c *collector) emitAt(off, num int, match bool) int {
 	return next
 }
 
-// maxLineRunes is where long lines are cut, in characters.
-const maxLineRunes = 500
+// maxLineChars is Claude Code's limit on a shown line: a line longer than
+// 500 characters (JavaScript's length: UTF-16 code units; the line break
+// not counted) is replaced by a note.
+const maxLineChars = 500
 
-const clipMark = " [... omitted end of long line]"
+// longLine stands for a line over maxLineBytes; contentLines writes
+// ripgrep's note in its place. No searched line holds a NUL.
+const longLine = "\x00"
 
-// clip cuts a line after maxLineRunes characters (invalid UTF-8 bytes
-// count one each), marking the cut the way ripgrep's previews do.
+const (
+	omittedMatch   = "[Omitted long matching line]"
+	omittedContext = "[Omitted long context line]"
+)
+
 func clip(line []byte) string {
-	if len(line) <= maxLineRunes {
+	if len(line) <= maxLineChars {
 		return string(line)
 	}
-	n, i := 0, 0
-	for i < len(line) && n < maxLineRunes {
-		_, size := utf8.DecodeRune(line[i:])
-		i += size
-		n++
+	if n := utf16Len(line); n > maxLineChars {
+		return longLine
 	}
-	if i == len(line) {
-		return string(line)
-	}
-	return string(line[:i]) + clipMark
+	return string(line)
 }
+
+// utf16Len is the length JavaScript gives the line: two units for a
+// character past U+FFFF, one for any other character or invalid byte.
+func utf16Len(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r > 0xFFFF {
+			n++
+		}
+		n++
+		b = b[size:]
+	}
+	return n
+}
+
+func long(text string) bool { return text == longLine }
 
 // readableLimit is how much of a file with a NUL past the first 64 KiB
 // ripgrep searches before it stops: the complete lines of the buffers it

@@ -153,13 +153,22 @@ func TestReadableLimit(t *testing.T) {
 }
 
 func TestClip(t *testing.T) {
-	short := strings.Repeat("é", 500)
-	if clip([]byte(short)) != short {
-		t.Error("500 characters were cut")
-	}
-	long := strings.Repeat("é", 501)
-	if got := clip([]byte(long)); got != strings.Repeat("é", 500)+clipMark {
-		t.Errorf("got %q", got)
+	for _, tt := range []struct {
+		line string
+		long bool
+	}{
+		{strings.Repeat("a", 500), false},
+		{strings.Repeat("a", 501), true},
+		// Characters, not bytes: 500 two-byte characters are shown.
+		{strings.Repeat("é", 500), false},
+		{strings.Repeat("é", 501), true},
+		// JavaScript counts a character past U+FFFF twice.
+		{strings.Repeat("😀", 250), false},
+		{strings.Repeat("😀", 251), true},
+	} {
+		if got := clip([]byte(tt.line)); long(got) != tt.long {
+			t.Errorf("%d bytes: long = %v, want %v", len(tt.line), long(got), tt.long)
+		}
 	}
 }
 

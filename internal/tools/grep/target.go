@@ -22,6 +22,8 @@ type target struct {
 	shown string
 	// file is the name in dir of the one file searched, if path named one.
 	file string
+	// cwd is the working directory the results are shown relative to.
+	cwd string
 }
 
 func resolveTarget(env *tool.Env, path string) (*target, error) {
@@ -39,7 +41,7 @@ func resolveTarget(env *tool.Env, path string) (*target, error) {
 	fi, err := loc.Stat()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, tool.InvalidInputf("Path does not exist: %s", given)
+		return nil, tool.Errorf(tool.KindNotFound, "Path does not exist: %s. Note: your current working directory is %s.", given, env.Cwd)
 	case err != nil:
 		return nil, err
 	}
@@ -48,16 +50,16 @@ func resolveTarget(env *tool.Env, path string) (*target, error) {
 		return nil, err
 	}
 	if fi.IsDir() {
-		return &target{dir: real, shown: loc.Abs}, nil
+		return &target{dir: real, shown: loc.Abs, cwd: env.Cwd}, nil
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, tool.InvalidInputf("%s is not a regular file or a directory.", given)
+		return nil, tool.Errorf(tool.KindWrongType, "%s is not a regular file or a directory.", given)
 	}
 	parent, err := env.Files.Locate("", filepath.Dir(real.Abs))
 	if err != nil {
 		return nil, err
 	}
-	return &target{dir: parent, shown: loc.Abs, file: filepath.Base(real.Abs)}, nil
+	return &target{dir: parent, shown: loc.Abs, file: filepath.Base(real.Abs), cwd: env.Cwd}, nil
 }
 
 // isBinary checks a file named as the search path for a NUL byte
@@ -112,4 +114,22 @@ func (t *target) display(rel string) string {
 		return t.shown + rel
 	}
 	return t.shown + "/" + rel
+}
+
+// relative is the path shown to the model for a file found below the
+// target: relative to the working directory, as Claude Code prints it,
+// or absolute when the file is not below the working directory.
+func (t *target) relative(rel string) string {
+	return relativeTo(t.cwd, t.display(rel))
+}
+
+func relativeTo(cwd, abs string) string {
+	if cwd == "" {
+		return abs
+	}
+	r, err := filepath.Rel(cwd, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return abs
+	}
+	return filepath.ToSlash(r)
 }

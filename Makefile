@@ -133,7 +133,9 @@ conformance:
 CLAUDE_CODE_VERSION := $(shell sed -n 's/^const Version = "\(.*\)"$$/\1/p' internal/claudecode/version.go)
 ORACLE ?= $(firstword $(wildcard $(CURDIR)/../shared/oracle/oracle.py $(CURDIR)/../../shared/oracle/oracle.py))
 ORACLE_PREFIX := $(CURDIR)/.oracle/cli-$(CLAUDE_CODE_VERSION)
-CONFORMANCE_OUT := $(CURDIR)/.oracle/conformance
+# Outside the checkout: a workspace inside a git repository would change
+# what git, and Grep with .gitignore, answer.
+CONFORMANCE_OUT ?= /tmp/toold-conformance
 CONFORMANCE_JOBS ?= 2
 CONFORMANCE_DENY := Denied by the oracle host.
 # The case files to record (make conformance-record CONFORMANCE_CASES=cases_read.json).

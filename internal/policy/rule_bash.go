@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/toold/toold/internal/shell"
@@ -36,6 +37,10 @@ type bashPattern struct {
 	// then its base name, unescaped.
 	firstWordLiteral bool
 	firstWord        string
+	// assigns are an allow rule's leading NAME=value words: the command
+	// must carry exactly these assignments (Bash(GOFLAGS=-count=1 go test *)
+	// matches GOFLAGS=-count=1 go test ./..., not go test ./...).
+	assigns []string
 }
 
 // linePattern is a '*' pattern split for wildMatch. A pattern that ended in
@@ -109,6 +114,26 @@ func compileBash(spec string, b Behavior) (*bashPattern, string) {
 		return nil, "empty command pattern: write Bash for every command"
 	}
 	p := &bashPattern{words: map[string]bool{}}
+	if b == Allow {
+		// Leading assignments of an allow rule must be spelled by the
+		// command verbatim (security.md §1 #10): they are kept apart and
+		// the rest is the pattern.
+		ws := strings.Split(head, " ")
+		n := 0
+		for n < len(ws) && isAssignWord(ws[n]) {
+			if strings.Contains(ws[n], "*") {
+				return nil, "an allow rule's environment assignment must be literal: " + ws[n]
+			}
+			n++
+		}
+		if n == len(ws) {
+			return nil, "the command pattern has only environment assignments"
+		}
+		if n > 0 {
+			p.assigns = ws[:n]
+			head = strings.Join(ws[n:], " ")
+		}
+	}
 	words := strings.Split(head, " ")
 	for _, w := range words {
 		if parts := splitStars(w); len(parts) == 1 {
@@ -122,13 +147,6 @@ func compileBash(spec string, b Behavior) (*bashPattern, string) {
 	p.exact = !tail && len(splitStars(head)) == 1
 	if p.exact {
 		p.exactText = splitStars(spec)[0] // as written: spacing inside quotes matters
-	}
-	if b == Allow && isAssignWord(words[0]) {
-		name, _, _ := strings.Cut(words[0], "=")
-		if !p.exact || !safeEnvName(name) {
-			return nil, "an allow rule cannot name an environment assignment other than in an exact rule with a known-safe variable " +
-				"(" + strings.Join(safeEnvList, ", ") + ", LC_*): toold matches allow rules past those assignments only, so this rule could never match"
-		}
 	}
 	p.spaced = newLinePattern(head, tail, " ")
 	p.sep = newLinePattern(head, tail, argSep)
@@ -415,7 +433,14 @@ func xargsCommand(args []string) []string {
 //     one of its words (R9).
 func (p *bashPattern) matchAllow(t *cmdText, script string) bool {
 	c := t.c
-	if bashAllowBlocked(c) || len(c.Argv) == 0 || !assignsSafe(c.Assigns) {
+	if bashAllowBlocked(c) || len(c.Argv) == 0 {
+		return false
+	}
+	if p.assigns != nil {
+		if !slices.Equal(c.Assigns, p.assigns) {
+			return false
+		}
+	} else if !assignsSafe(c.Assigns) {
 		return false
 	}
 	for _, w := range c.Wrappers {

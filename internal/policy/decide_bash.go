@@ -32,6 +32,9 @@ func (in *input) bash() Decision {
 			d.Parts = append(d.Parts, in.part(&a.Commands[i], q))
 		}
 	}
+	if d.Behavior == Ask && d.Message == "" {
+		d.Message = in.bashMessage(a, d)
+	}
 	return d
 }
 

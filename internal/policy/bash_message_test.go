@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,11 +53,29 @@ func TestBashMessage(t *testing.T) {
 		{cmd: "LANG=C touch t.txt", mode: "acceptEdits", want: "This command requires approval"},
 		{cmd: "rm /tmp/x", mode: "acceptEdits", want: "rm in '/tmp/x' needs approval." + outside},
 		{cmd: "ls && curl x", mode: "acceptEdits", want: "This Bash command contains multiple operations. The following part requires approval: curl x"},
-		{cmd: "rm a.txt", mode: "plan", want: msgPlan},
 	}
 	e, err := NewEngine(Options{Home: "/home/agent"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Plan mode denies what it does not run, with the text of the
+	// auto-mode check; the dontAsk and deny-rule texts.
+	for _, tc := range []struct {
+		cmd, mode string
+		rules     SessionRules
+		want      string
+	}{
+		{cmd: "rm a.txt", mode: "plan", want: msgPlan},
+		{cmd: "curl x", mode: "plan", want: msgPlan},
+		{cmd: "touch x.txt", mode: "dontAsk", want: fmt.Sprintf(msgDontAsk, "Bash")},
+		{cmd: "echo a | rm a.txt", rules: denyRules("Bash(rm:*)"), want: "Permission to use Bash with command rm a.txt has been denied."},
+		{cmd: "cat secret/k.txt", rules: denyRules("Read(./secret/**)"), want: "Permission to use Bash with command cat secret/k.txt has been denied."},
+	} {
+		os.MkdirAll(filepath.Join(ws, "secret"), 0o755)
+		d := runDecide(t, e, ws, decideCase{name: tc.cmd + tc.mode, tool: "Bash", mode: tc.mode, rules: tc.rules, args: bashCmd(tc.cmd)})
+		if d.Behavior != Deny || d.Message != tc.want {
+			t.Errorf("%s (%s): %v %q, want deny %q", tc.cmd, tc.mode, d.Behavior, d.Message, tc.want)
+		}
 	}
 	for _, tc := range cases {
 		d := runDecide(t, e, ws, decideCase{name: tc.cmd + tc.mode, tool: "Bash", mode: tc.mode, rules: tc.rules, args: bashCmd(tc.cmd)})

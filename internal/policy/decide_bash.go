@@ -32,6 +32,12 @@ func (in *input) bash() Decision {
 			d.Parts = append(d.Parts, in.part(&a.Commands[i], q))
 		}
 	}
+	if d.Behavior == Ask && in.req.Mode == "plan" && d.Rule == "" && planAsks(d.Parts) && !in.anyAllowRule(a) {
+		// Claude Code 2.1.332 denies a command plan mode does not run,
+		// with the text of its (unavailable) auto-mode check, even to a
+		// host that could answer.
+		d.Behavior, d.Message = Deny, msgPlan
+	}
 	if d.Behavior == Ask && d.Message == "" {
 		d.Message = in.bashMessage(a, d)
 	}
@@ -57,12 +63,14 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 		if r := in.rules.Match(Deny, q); r != nil {
 			d := byRule(Deny, r, "Bash command "+quote(c.Line()))
 			d.Parts = []Part{{Command: c.Line(), Behavior: Deny, Reason: d.Reason, Rule: r.Text, Source: r.Source.String()}}
+			d.Message = denyMessage(c)
 			return d
 		}
 		// Read and Edit rules bind the files the command reads and
 		// writes (bash_files.go).
 		if d := in.fileRules(c); d != nil {
 			if d.Behavior == Deny {
+				d.Message = denyMessage(c)
 				return *d
 			}
 			if fileAsk == nil {
@@ -303,6 +311,39 @@ func (in *input) acceptEditsCommand(c *shell.Command) bool {
 		}
 	}
 	return true
+}
+
+// denyMessage is Claude Code's text for a Bash command a deny rule stops.
+func denyMessage(c *shell.Command) string {
+	return "Permission to use Bash with command " + partText(c) + " has been denied."
+}
+
+// planAsks: some part asks only because plan mode runs read-only commands
+// alone.
+func planAsks(parts []Part) bool {
+	for _, p := range parts {
+		if p.Behavior == Ask && p.Source != "mode" && p.Source != "" || p.Behavior == Ask && p.Rule != "" {
+			return false
+		}
+	}
+	for _, p := range parts {
+		if p.Behavior == Ask && p.Source == "mode" {
+			return true
+		}
+	}
+	return false
+}
+
+// anyAllowRule: an allow rule matches one of the commands.
+func (in *input) anyAllowRule(a *shell.Analysis) bool {
+	q := in.query()
+	for i := range a.Commands {
+		q.Command = &a.Commands[i]
+		if in.rules.Match(Allow, q) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDeny reports whether any deny rule could apply to tool.

@@ -244,3 +244,20 @@ func TestExactRuleApprovesWrappedCommand(t *testing.T) {
 		{name: "exact rule covers it", tool: "Bash", args: bashCmd("setsid make serve"), rules: allowRules("Bash(setsid make serve)"), want: Allow},
 	})
 }
+
+// A bad rule in the operator's settings file does not stop the server by
+// default: it is skipped and named in StartWarnings.
+func TestBadRuleInPolicyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(path, []byte(`{"permissions": {"allow": ["Agent(Explore)", "Bash(npm test)"], "deny": ["Bash(rm"]}}`), 0o644)
+	e, err := NewEngine(Options{PolicyFile: path, Home: "/home/agent"})
+	if err != nil {
+		t.Fatalf("lenient engine refused the file: %v", err)
+	}
+	if w := e.StartWarnings(); len(w) != 2 {
+		t.Errorf("start warnings %q, want two", w)
+	}
+	if _, err := NewEngine(Options{PolicyFile: path, Home: "/home/agent", StrictRules: true}); err == nil {
+		t.Error("strict engine accepted the file")
+	}
+}

@@ -34,7 +34,7 @@ var gitSafeKeys = map[string]bool{
 	"core.multipackindex": true, "core.sparsecheckout": true, "core.sparsecheckoutcone": true,
 	"user.name": true, "user.email": true, "init.defaultbranch": true,
 	"extensions.objectformat": true, "extensions.refstorage": true, "extensions.partialclone": true,
-	"extensions.preciousobjects": true, "index.version": true, "index.sparse": true,
+	"extensions.preciousobjects": true, "extensions.worktreeconfig": true, "lfs.repositoryformatversion": true, "index.version": true, "index.sparse": true,
 	"color.ui": true, "column.ui": true, "advice.detachedhead": true,
 	"pull.rebase": true, "pull.ff": true, "fetch.prune": true, "push.default": true,
 	"gc.auto": true, "maintenance.auto": true, "maintenance.strategy": true,

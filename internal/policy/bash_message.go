@@ -74,6 +74,15 @@ func (in *input) bashMessage(a *shell.Analysis, d Decision) string {
 	if len(asking) == 0 {
 		return msgRequiresApproval
 	}
+	// A cd out of the working directories is named before the rest (cd /
+	// && ls: the cd, not both parts).
+	for _, i := range asking {
+		if c := &a.Commands[i]; c.Name() == "cd" && c.Argv[0] == "cd" {
+			if m := in.pathMessage(c); m != "" {
+				return m
+			}
+		}
+	}
 	if len(a.Commands) > 1 {
 		if len(asking) > 1 {
 			texts := make([]string, len(asking))

@@ -48,6 +48,8 @@ func TestBashMessage(t *testing.T) {
 		{cmd: "rm -rf .", want: "Dangerous rm operation detected: 'WS'\n\nThis command would remove a workspace directory (the working directory, an additional working directory, or one of their parent directories). This requires explicit approval and cannot be auto-allowed by permission rules."},
 		{cmd: "cat /etc/hostname", want: "cat in '/etc/hostname' was blocked. For security, Claude Code may only concatenate files from the allowed working directories for this session: 'WS'."},
 		{cmd: "cd sub && git status --short", want: msgCdGit},
+		{cmd: "cd / && ls", want: "cd in '/' was blocked. For security, Claude Code may only change directories to the allowed working directories for this session: 'WS'."},
+		{cmd: "cd /tmp; ls", want: "cd in '/tmp' was blocked. For security, Claude Code may only change directories to the allowed working directories for this session: 'WS'."},
 		{cmd: "git push", rules: SessionRules{CLIArg: Settings{Ask: []string{"Bash(git push:*)"}}}, want: "Claude requested permissions to use Bash, but you haven't granted it yet."},
 		{cmd: "ls && cat a.txt", rules: SessionRules{CLIArg: Settings{Ask: []string{"Bash(cat *)"}}}, want: "Claude requested permissions to use Bash, but you haven't granted it yet."},
 		{cmd: "LANG=C touch t.txt", mode: "acceptEdits", want: "This command requires approval"},

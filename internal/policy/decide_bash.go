@@ -229,6 +229,11 @@ func (in *input) part(c *shell.Command, q Query) Part {
 		p.Behavior, p.Reason, p.Source = Allow, "a built-in read-only command", "readOnly"
 		return p
 	}
+	if in.req.Mode == "acceptEdits" && c.ReadOnlyButRedirects() && !(c.IsGit() && !in.readOnly(stripRedirects(c))) {
+		// Every write redirection passed the Edit check above.
+		p.Behavior, p.Reason, p.Source = Allow, "acceptEdits mode approves writes by redirection inside the working directories", "mode"
+		return p
+	}
 	if in.req.Mode == "acceptEdits" && in.acceptEditsCommand(c) && !in.touchesProtected(c) {
 		p.Behavior, p.Reason, p.Source = Allow, "acceptEdits mode approves filesystem commands inside the working directories", "mode"
 		return p
@@ -311,6 +316,13 @@ func (in *input) acceptEditsCommand(c *shell.Command) bool {
 		}
 	}
 	return true
+}
+
+// stripRedirects is c without its redirections.
+func stripRedirects(c *shell.Command) *shell.Command {
+	s := *c
+	s.Redirects = nil
+	return &s
 }
 
 // denyMessage is Claude Code's text for a Bash command a deny rule stops.

@@ -191,3 +191,29 @@ func TestCdReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// acceptEdits checks a write redirection as a file write: inside the
+// working directories it runs; outside, into a protected path, or to a
+// target toold cannot place, it asks; default mode asks.
+func TestAcceptEditsRedirect(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	for _, tc := range []struct {
+		cmd, mode string
+		want      Behavior
+	}{
+		{"echo x >> f.txt", "acceptEdits", Allow},
+		{"echo y > sub/g.txt", "acceptEdits", Allow},
+		{"cat a.txt > c.txt 2>/dev/null", "acceptEdits", Allow},
+		{"echo x > /tmp/elsewhere.txt", "acceptEdits", Ask},
+		{"echo x > .git/config", "acceptEdits", Ask},
+		{"echo x > $OUT", "acceptEdits", Ask},
+		{"echo x > /dev/tcp/127.0.0.1/9", "acceptEdits", Ask},
+		{"curl x > f.txt", "acceptEdits", Ask},
+		{"echo x >> f.txt", "default", Ask},
+	} {
+		if d := decideGit(t, ws, tc.cmd, tc.mode); d.Behavior != tc.want {
+			t.Errorf("%s (%s): %v (%s), want %v", tc.cmd, tc.mode, d.Behavior, d.Reason, tc.want)
+		}
+	}
+}

@@ -41,7 +41,9 @@ type config struct {
 	// StrictInputJSON refuses input_json with a duplicate key, or that is
 	// not a JSON object (Claude Code reads the last key and spreads other
 	// values into an object).
-	StrictInputJSON   bool
+	StrictInputJSON bool
+	// StrictRules refuses permission rules that do not parse.
+	StrictRules       bool
 	PermissionTimeout time.Duration
 	DenialLimit       int
 	DenialWindow      time.Duration
@@ -92,6 +94,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		allowed     = fs.String("allowed-tools", "", "comma-separated allow rules for every session (flagSettings), e.g. \"Bash(git status),Read\"")
 		disallowed  = fs.String("disallowed-tools", "", "comma-separated deny rules for every session (flagSettings)")
 		strictJSON  = fs.Bool("strict-input-json", false, "refuse a call's input_json with a duplicate key or that is not a JSON object (default: read it as Claude Code does, the last duplicate winning)")
+		strictRules = fs.Bool("strict-rules", false, "refuse a permission rule that does not parse (CreateSession and UpdateSession fail, a bad --settings file stops the server); by default it is ignored with a warning, as Claude Code ignores it")
 		wsSettings  = fs.Bool("read-workspace-settings", false, "read each workspace's .claude/settings.json and settings.local.json (only for trusted workspaces)")
 		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
 		denialLimit = fs.Int("denial-limit", 3, "denials within --denial-window after which a session's further asks are denied at once")
@@ -139,7 +142,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		Listen: *listen, WorkspaceRoot: *root, LogFormat: *logFormat,
 		MaxToolConcurrency: *concurrency, MaxCallsPerRequest: *maxCalls, ShutdownTimeout: *shutdown,
 		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
-		ReadWorkspaceSettings: *wsSettings, StrictInputJSON: *strictJSON, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
+		ReadWorkspaceSettings: *wsSettings, StrictInputJSON: *strictJSON, StrictRules: *strictRules, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
 		ResultTTL: *resultTTL, CallLease: *callLease, SweepInterval: *sweepEvery,
 		TenantSettings: *tenantDir,

@@ -125,6 +125,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		PolicyFile:         cfg.Settings,
 		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
 		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
+		StrictRules:        cfg.StrictRules,
 	})
 	if err != nil {
 		return configError{err}
@@ -132,6 +133,10 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	hookRunner, settingsWarnings, err := newHooks(cfg, log)
 	if err != nil {
 		return err
+	}
+	for _, w := range decider.StartWarnings() {
+		log.Warn("permission rule ignored", "warning", w)
+		settingsWarnings = append(settingsWarnings, w)
 	}
 	defer hookRunner.Close()
 	ask := exec.AskConfig{

@@ -48,9 +48,13 @@ func (in *input) ask(d Decision) Decision {
 	if in.req.Mode == "dontAsk" {
 		d.Behavior = Deny
 		d.Reason += " (dontAsk mode denies whatever would ask)"
+		d.Message = fmt.Sprintf(msgDontAsk, in.req.Tool)
 	}
 	return d
 }
+
+// msgDontAsk is Claude Code's refusal in dontAsk mode (2.1.332).
+const msgDontAsk = "Permission to use %s has been denied because Claude Code is running in don't ask mode. IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial. If you believe this capability is essential to complete the user's request, STOP and explain to the user what you were trying to do and why you need this permission. Let the user decide how to proceed."
 
 // decide is the whole decision for one call. The order follows Claude
 // Code's documented evaluation (https://code.claude.com/docs/en/permissions

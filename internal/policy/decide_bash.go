@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/toold/toold/internal/shell"
@@ -31,6 +32,15 @@ func (in *input) bash() Decision {
 			d.Parts = append(d.Parts, in.part(&a.Commands[i], q))
 		}
 	}
+	if d.Behavior == Ask && in.req.Mode == "plan" && d.Rule == "" && planAsks(d.Parts) && !in.anyAllowRule(a) {
+		// Claude Code 2.1.332 denies a command plan mode does not run,
+		// with the text of its (unavailable) auto-mode check, even to a
+		// host that could answer.
+		d.Behavior, d.Message = Deny, msgPlan
+	}
+	if d.Behavior == Ask && d.Message == "" {
+		d.Message = in.bashMessage(a, d)
+	}
 	return d
 }
 
@@ -53,12 +63,14 @@ func (in *input) bashDecision(a *shell.Analysis) Decision {
 		if r := in.rules.Match(Deny, q); r != nil {
 			d := byRule(Deny, r, "Bash command "+quote(c.Line()))
 			d.Parts = []Part{{Command: c.Line(), Behavior: Deny, Reason: d.Reason, Rule: r.Text, Source: r.Source.String()}}
+			d.Message = denyMessage(c)
 			return d
 		}
 		// Read and Edit rules bind the files the command reads and
 		// writes (bash_files.go).
 		if d := in.fileRules(c); d != nil {
 			if d.Behavior == Deny {
+				d.Message = denyMessage(c)
 				return *d
 			}
 			if fileAsk == nil {
@@ -199,7 +211,7 @@ func (in *input) part(c *shell.Command, q Query) Part {
 			return p
 		}
 	}
-	if in.req.Mode == "plan" && !c.ReadOnly() {
+	if in.req.Mode == "plan" && !in.readOnly(c) {
 		p.Behavior, p.Reason, p.Source = Ask, "plan mode runs only read-only commands", "mode"
 		return p
 	}
@@ -213,16 +225,137 @@ func (in *input) part(c *shell.Command, q Query) Part {
 		p.Behavior, p.Reason, p.Rule, p.Source = Allow, "allowed by the "+r.Source.String()+" rule "+r.Text, r.Text, r.Source.String()
 		return p
 	}
-	if c.ReadOnly() {
+	if in.readOnly(c) {
 		p.Behavior, p.Reason, p.Source = Allow, "a built-in read-only command", "readOnly"
 		return p
 	}
-	if in.req.Mode == "acceptEdits" && acceptEditsCommands[c.Name()] && len(c.Assigns) == 0 && c.Argv[0] == c.Name() && !in.touchesProtected(c) {
+	if in.req.Mode == "acceptEdits" && c.ReadOnlyButRedirects() && !(c.IsGit() && !in.readOnly(stripRedirects(c))) {
+		// Every write redirection passed the Edit check above.
+		p.Behavior, p.Reason, p.Source = Allow, "acceptEdits mode approves writes by redirection inside the working directories", "mode"
+		return p
+	}
+	if in.req.Mode == "acceptEdits" && in.acceptEditsCommand(c) && !in.touchesProtected(c) {
 		p.Behavior, p.Reason, p.Source = Allow, "acceptEdits mode approves filesystem commands inside the working directories", "mode"
 		return p
 	}
 	p.Behavior, p.Reason = Ask, "no rule allows it"
 	return p
+}
+
+// readOnly is the read-only check of one command in this call's
+// directories: the shell's verdict, plus, for git, a repository whose
+// configuration runs no program and no change of directory before it
+// (git_safe.go), and cd into a working directory.
+func (in *input) readOnly(c *shell.Command) bool {
+	if c.Name() == "cd" && c.Argv[0] == "cd" {
+		return in.cdReadOnly(c)
+	}
+	if !c.ReadOnly() {
+		return false
+	}
+	if c.IsGit() {
+		pl := in.placementOf(c)
+		if len(pl.cwds) != 1 || pl.cwds[0] != in.req.Cwd {
+			return false
+		}
+		ok, _ := gitConfigSafe(in.req.Cwd)
+		return ok
+	}
+	return true
+}
+
+// cdReadOnly: cd with one literal operand that leads into a working
+// directory, wherever the command runs, changes nothing but the shell's
+// directory (Claude Code: "cd into the working or an additional directory
+// is read-only"). cd -, cd with no operand (home), options and
+// redirections are not.
+func (in *input) cdReadOnly(c *shell.Command) bool {
+	if len(c.Argv) != 2 || c.Dynamic || len(c.Assigns) > 0 || len(c.Wrappers) > 0 || len(c.Redirects) > 0 {
+		return false
+	}
+	t := c.Argv[1]
+	if t == "" || t == "-" || strings.HasPrefix(t, "-") || strings.HasPrefix(t, "~") {
+		return false
+	}
+	pl := in.placementOf(c)
+	if pl.cwds == nil {
+		return false
+	}
+	for _, cwd := range pl.cwds {
+		target := t
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cwd, target)
+		}
+		target = filepath.Clean(target)
+		if !inside(target, in.dirs()) && !inside(in.physical("/", target), in.dirs()) {
+			return false
+		}
+	}
+	return true
+}
+
+// acceptEditsWrappers are the wrappers under which acceptEdits still
+// approves its filesystem commands (Claude Code 2.1.332; env, stdbuf,
+// time and xargs ask).
+var acceptEditsWrappers = map[string]bool{"timeout": true, "nice": true, "nohup": true}
+
+// acceptEditsCommand: one of the filesystem commands acceptEdits approves,
+// by its bare name, with at most safe environment prefixes and the
+// wrappers above. touch is approved bare only: Claude Code 2.1.332 asks
+// for LANG=C touch f and timeout 5 touch f while it runs LANG=C rm f.
+func (in *input) acceptEditsCommand(c *shell.Command) bool {
+	if !acceptEditsCommands[c.Name()] || c.Argv[0] != c.Name() || !shell.SafeAssigns(c.Assigns) {
+		return false
+	}
+	if c.Name() == "touch" && (len(c.Assigns) > 0 || len(c.Wrappers) > 0) {
+		return false
+	}
+	for _, w := range c.Wrappers {
+		if !acceptEditsWrappers[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// stripRedirects is c without its redirections.
+func stripRedirects(c *shell.Command) *shell.Command {
+	s := *c
+	s.Redirects = nil
+	return &s
+}
+
+// denyMessage is Claude Code's text for a Bash command a deny rule stops.
+func denyMessage(c *shell.Command) string {
+	return "Permission to use Bash with command " + partText(c) + " has been denied."
+}
+
+// planAsks: some part asks only because plan mode runs read-only commands
+// alone.
+func planAsks(parts []Part) bool {
+	for _, p := range parts {
+		if p.Behavior == Ask && p.Source != "mode" && p.Source != "" || p.Behavior == Ask && p.Rule != "" {
+			return false
+		}
+	}
+	for _, p := range parts {
+		if p.Behavior == Ask && p.Source == "mode" {
+			return true
+		}
+	}
+	return false
+}
+
+// anyAllowRule: an allow rule matches one of the commands.
+func (in *input) anyAllowRule(a *shell.Analysis) bool {
+	q := in.query()
+	for i := range a.Commands {
+		q.Command = &a.Commands[i]
+		if in.rules.Match(Allow, q) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDeny reports whether any deny rule could apply to tool.

@@ -193,19 +193,46 @@ func TestDecisionExplainsParts(t *testing.T) {
 	}
 }
 
-func TestBadRulesRefusedWhole(t *testing.T) {
+// With StrictRules a rule that does not parse refuses the whole set; by
+// default (Claude Code's behaviour) it is skipped with a warning, and the
+// other rules stay in force.
+func TestBadRules(t *testing.T) {
+	strict, err := NewEngine(Options{Home: "/home/agent", StrictRules: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e, ws := newTestEngine(t)
-	for _, rules := range []SessionRules{
+	bad := []SessionRules{
 		allowRules("Bash(npm test", "Read"),
 		allowRules("*"),
 		denyRules("Write(docs/**)"),
-	} {
-		if err := e.Check(ws, rules); err == nil {
-			t.Errorf("rules %+v accepted", rules)
+		allowRules("Agent(Explore)", "Task(Explore)", "mcp__*"),
+	}
+	for _, rules := range bad {
+		if err := strict.Check(ws, rules); err == nil {
+			t.Errorf("strict: rules %+v accepted", rules)
+		}
+		if err := e.Check(ws, rules); err != nil {
+			t.Errorf("lenient: rules %+v refused: %v", rules, err)
+		}
+		if w := e.Warnings(ws, rules); len(w) == 0 || !strings.Contains(w[0], "ignored") {
+			t.Errorf("lenient: rules %+v: warnings %q", rules, w)
 		}
 	}
-	if err := e.Check(ws, allowRules("Bash(npm test)", "Read(./src/**)")); err != nil {
-		t.Errorf("good rules refused: %v", err)
+	for _, eng := range []*Engine{e, strict} {
+		good := allowRules("Bash(npm test)", "Read(./src/**)", "mcp__server__tool", "Bash(GOFLAGS=-count=1 go test:*)")
+		if err := eng.Check(ws, good); err != nil {
+			t.Errorf("good rules refused: %v", err)
+		}
+		if w := eng.Warnings(ws, good); len(w) != 0 {
+			t.Errorf("good rules warned: %q", w)
+		}
+	}
+	// The good rule next to a bad one still decides.
+	d := runDecide(t, e, ws, decideCase{name: "bad-next-to-good", tool: "Bash", args: bashCmd("npm test"),
+		rules: SessionRules{CLIArg: Settings{Allow: []string{"Bash(npm test)"}, Deny: []string{"Bash(npm test"}}}})
+	if d.Behavior != Allow {
+		t.Errorf("npm test next to a skipped rule: %v (%s)", d.Behavior, d.Reason)
 	}
 }
 
@@ -216,4 +243,21 @@ func TestExactRuleApprovesWrappedCommand(t *testing.T) {
 		{name: "prefix rule does not cover setsid", tool: "Bash", args: bashCmd("setsid make serve"), rules: allowRules("Bash(setsid *)"), want: Ask},
 		{name: "exact rule covers it", tool: "Bash", args: bashCmd("setsid make serve"), rules: allowRules("Bash(setsid make serve)"), want: Allow},
 	})
+}
+
+// A bad rule in the operator's settings file does not stop the server by
+// default: it is skipped and named in StartWarnings.
+func TestBadRuleInPolicyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(path, []byte(`{"permissions": {"allow": ["Agent(Explore)", "Bash(npm test)"], "deny": ["Bash(rm"]}}`), 0o644)
+	e, err := NewEngine(Options{PolicyFile: path, Home: "/home/agent"})
+	if err != nil {
+		t.Fatalf("lenient engine refused the file: %v", err)
+	}
+	if w := e.StartWarnings(); len(w) != 2 {
+		t.Errorf("start warnings %q, want two", w)
+	}
+	if _, err := NewEngine(Options{PolicyFile: path, Home: "/home/agent", StrictRules: true}); err == nil {
+		t.Error("strict engine accepted the file")
+	}
 }

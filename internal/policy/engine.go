@@ -20,6 +20,11 @@ type Options struct {
 	ReadWorkspaceFiles bool
 	// Home is the home directory `~/` rules and the user source anchor to.
 	Home string
+	// StrictRules refuses a rule that does not parse (CreateSession and
+	// UpdateSession fail, a bad operator file stops the server). By
+	// default such a rule is skipped with a warning, as Claude Code
+	// skips it.
+	StrictRules bool
 }
 
 // Engine decides calls. Each session's rules are compiled once per
@@ -30,6 +35,8 @@ type Engine struct {
 	// defaultMode and bypassDisabled come from the server-wide sources.
 	defaultMode    string
 	bypassDisabled bool
+	// startWarnings name the server-wide rules that were skipped.
+	startWarnings []string
 
 	mu    sync.Mutex
 	cache map[string]compiled
@@ -52,9 +59,11 @@ func NewEngine(opts Options) (*Engine, error) {
 		opts.Home, _ = os.UserHomeDir()
 	}
 	e := &Engine{opts: opts, cache: make(map[string]compiled)}
-	if _, err := e.compile("/", SessionRules{}); err != nil {
+	_, warnings, err := e.compile("/", SessionRules{})
+	if err != nil {
 		return nil, err
 	}
+	e.startWarnings = warnings
 	srcs, err := LoadSources(LoadOptions{PolicyFile: opts.PolicyFile, Flag: opts.Flag, Workspace: "/", Home: opts.Home})
 	if err != nil {
 		return nil, err
@@ -88,11 +97,22 @@ func (e *Engine) BypassDisabled() bool { return e.bypassDisabled }
 // UpdateSession call it so that a rule that does not parse is refused
 // before anything is stored.
 func (e *Engine) Check(workspace string, rules SessionRules) error {
-	_, err := e.compile(workspace, rules)
+	_, _, err := e.compile(workspace, rules)
 	return err
 }
 
-func (e *Engine) compile(workspace string, rules SessionRules) (*RuleSet, error) {
+// Warnings names the rules of a session (and of the sources it reads) that
+// are skipped because they do not parse; nil with StrictRules, where Check
+// refuses them instead.
+func (e *Engine) Warnings(workspace string, rules SessionRules) []string {
+	_, w, _ := e.compile(workspace, rules)
+	return w
+}
+
+// StartWarnings names the server-wide rules skipped at start.
+func (e *Engine) StartWarnings() []string { return e.startWarnings }
+
+func (e *Engine) compile(workspace string, rules SessionRules) (*RuleSet, []string, error) {
 	srcs, err := LoadSources(LoadOptions{
 		PolicyFile:         e.opts.PolicyFile,
 		Flag:               e.opts.Flag,
@@ -105,13 +125,17 @@ func (e *Engine) compile(workspace string, rules SessionRules) (*RuleSet, error)
 		SessionDeny:        rules.Session.Deny,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Session ask rules join the session source through its settings.
 	if len(rules.Session.Ask) > 0 {
 		srcs = append(srcs, SourceSettings{Source: SourceSession, Root: workspace, Settings: Settings{Ask: rules.Session.Ask}, Origin: "session"})
 	}
-	return Compile(srcs)
+	if e.opts.StrictRules {
+		rs, err := Compile(srcs)
+		return rs, nil, err
+	}
+	return CompileLenient(srcs)
 }
 
 func (e *Engine) rulesFor(req Request) (*RuleSet, error) {
@@ -126,7 +150,7 @@ func (e *Engine) compiledFor(req Request) (compiled, error) {
 	if ok && c.revision == req.Revision {
 		return c, nil
 	}
-	rs, err := e.compile(req.Workspace, req.Rules)
+	rs, _, err := e.compile(req.Workspace, req.Rules)
 	if err != nil {
 		return compiled{}, err
 	}

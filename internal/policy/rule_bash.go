@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/toold/toold/internal/shell"
@@ -36,6 +37,10 @@ type bashPattern struct {
 	// then its base name, unescaped.
 	firstWordLiteral bool
 	firstWord        string
+	// assigns are an allow rule's leading NAME=value words: the command
+	// must carry exactly these assignments (Bash(GOFLAGS=-count=1 go test *)
+	// matches GOFLAGS=-count=1 go test ./..., not go test ./...).
+	assigns []string
 }
 
 // linePattern is a '*' pattern split for wildMatch. A pattern that ended in
@@ -109,6 +114,26 @@ func compileBash(spec string, b Behavior) (*bashPattern, string) {
 		return nil, "empty command pattern: write Bash for every command"
 	}
 	p := &bashPattern{words: map[string]bool{}}
+	if b == Allow {
+		// Leading assignments of an allow rule must be spelled by the
+		// command verbatim (security.md §1 #10): they are kept apart and
+		// the rest is the pattern.
+		ws := strings.Split(head, " ")
+		n := 0
+		for n < len(ws) && isAssignWord(ws[n]) {
+			if strings.Contains(ws[n], "*") {
+				return nil, "an allow rule's environment assignment must be literal: " + ws[n]
+			}
+			n++
+		}
+		if n == len(ws) {
+			return nil, "the command pattern has only environment assignments"
+		}
+		if n > 0 {
+			p.assigns = ws[:n]
+			head = strings.Join(ws[n:], " ")
+		}
+	}
 	words := strings.Split(head, " ")
 	for _, w := range words {
 		if parts := splitStars(w); len(parts) == 1 {
@@ -122,13 +147,6 @@ func compileBash(spec string, b Behavior) (*bashPattern, string) {
 	p.exact = !tail && len(splitStars(head)) == 1
 	if p.exact {
 		p.exactText = splitStars(spec)[0] // as written: spacing inside quotes matters
-	}
-	if b == Allow && isAssignWord(words[0]) {
-		name, _, _ := strings.Cut(words[0], "=")
-		if !p.exact || !safeEnvName(name) {
-			return nil, "an allow rule cannot name an environment assignment other than in an exact rule with a known-safe variable " +
-				"(" + strings.Join(safeEnvList, ", ") + ", LC_*): toold matches allow rules past those assignments only, so this rule could never match"
-		}
 	}
 	p.spaced = newLinePattern(head, tail, " ")
 	p.sep = newLinePattern(head, tail, argSep)
@@ -415,7 +433,14 @@ func xargsCommand(args []string) []string {
 //     one of its words (R9).
 func (p *bashPattern) matchAllow(t *cmdText, script string) bool {
 	c := t.c
-	if bashAllowBlocked(c) || len(c.Argv) == 0 || !assignsSafe(c.Assigns) {
+	if bashAllowBlocked(c) || len(c.Argv) == 0 {
+		return false
+	}
+	if p.assigns != nil {
+		if !slices.Equal(c.Assigns, p.assigns) {
+			return false
+		}
+	} else if !assignsSafe(c.Assigns) {
 		return false
 	}
 	for _, w := range c.Wrappers {
@@ -477,52 +502,12 @@ func firstWord(s string) string {
 	return s
 }
 
-// safeEnvList are the variables whose leading assignment an allow rule
-// matches past. The docs leave the list open ("known-safe"); these only
-// select locale, colour, terminal size or a build flavour, and none of them
-// makes a program load code or read a path it would not otherwise read
-// (contrast LD_*, PATH, GIT_*, BASH_ENV, *PAGER, EDITOR, NODE_OPTIONS,
-// PYTHON*, PERL5OPT, LESSOPEN: security.md §1 #10).
-var safeEnvList = []string{"LANG", "LANGUAGE", "LC_ALL", "TZ", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE",
-	"TERM", "COLUMNS", "LINES", "CI", "NODE_ENV", "RUST_BACKTRACE"}
+// safeEnvList, safeEnvName and assignsSafe: see shell.SafeEnvNames.
+var safeEnvList = shell.SafeEnvNames
 
-func safeEnvName(name string) bool {
-	if containsString(safeEnvList, name) {
-		return true
-	}
-	if rest, ok := strings.CutPrefix(name, "LC_"); ok && rest != "" {
-		for i := 0; i < len(rest); i++ {
-			if rest[i] < 'A' || rest[i] > 'Z' {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
+func safeEnvName(name string) bool { return shell.SafeEnvName(name) }
 
-// assignsSafe reports whether every leading assignment sets a known-safe
-// variable to a plain value: letters, digits and "_.,:+@-" (and '/' inside
-// a TZ zone name). Values with '/' elsewhere, '$', quotes or spaces are
-// refused: glibc takes a LANG or LC_* value with a slash as a path.
-func assignsSafe(assigns []string) bool {
-	for _, a := range assigns {
-		name, value, ok := strings.Cut(a, "=")
-		if !ok || !safeEnvName(name) {
-			return false
-		}
-		for i := 0; i < len(value); i++ {
-			c := value[i]
-			switch {
-			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("_.,:+@-", c) >= 0:
-			case c == '/' && name == "TZ" && i > 0 && i+1 < len(value) && value[i-1] != '/' && !strings.Contains(value, ".."):
-			default:
-				return false
-			}
-		}
-	}
-	return true
-}
+func assignsSafe(assigns []string) bool { return shell.SafeAssigns(assigns) }
 
 // dualUseResult is what a wildcard allow rule must spell to cover a
 // command: tokens are arguments that write files, run programs or carry

@@ -314,6 +314,19 @@ func TestBashMatch(t *testing.T) {
 		{rule: `Bash(git commit -m "fix the bug")`, b: Allow, cmd: `git commit -m "fix the bug"`, want: true},
 		// https://code.claude.com/docs/en/permissions "Wrappers" (exact rule may spell a known-safe assignment)
 		{rule: "Bash(LANG=C make)", b: Allow, cmd: "LANG=C make", want: true},
+		// Claude Code 2.1.332 accepts allow rules with any leading assignment
+		// and matches them when the command carries it verbatim.
+		{rule: "Bash(GOFLAGS=-count=1 true)", b: Allow, cmd: "GOFLAGS=-count=1 true", want: true},
+		{rule: "Bash(GOFLAGS=-count=1 go test:*)", b: Allow, cmd: "GOFLAGS=-count=1 go test ./...", want: true},
+		{rule: "Bash(GOFLAGS=-count=1 go test:*)", b: Allow, cmd: "go test ./...", want: false},
+		{rule: "Bash(GOFLAGS=-count=1 go test:*)", b: Allow, cmd: "GOFLAGS=-count=2 go test ./...", want: false},
+		{rule: "Bash(GOFLAGS=-count=1 go test:*)", b: Allow, cmd: "GOFLAGS=-count=1 LD_PRELOAD=x go test ./...", want: false},
+		{rule: "Bash(GOFLAGS=-count=1 go test:*)", b: Allow, cmd: "GOFLAGS=-count=1 go test ./... && rm -rf x", want: false},
+		{rule: "Bash(FOO=1 make *)", b: Allow, cmd: "FOO=1 make all", want: true},
+		{rule: "Bash(FOO=1 make *)", b: Allow, cmd: "FOO=1 make", want: true},
+		{rule: "Bash(FOO=1 make *)", b: Allow, cmd: "make all", want: false},
+		{rule: "Bash(LANG=C make *)", b: Allow, cmd: "LANG=C make all", want: true},
+		{rule: "Bash(make *)", b: Allow, cmd: "FOO=1 make all", want: false},
 
 		// https://code.claude.com/docs/en/permissions "Permission rule syntax" (Bash ≡ Bash(*))
 		{rule: "Bash", b: Allow, cmd: "make -j8", want: true},

@@ -120,10 +120,9 @@ func TestParseRuleErrors(t *testing.T) {
 		{text: "Read([a)", b: Deny, wantErr: "not a valid glob"},
 		// https://code.claude.com/docs/en/permissions "Read and Edit"
 		{text: "Read( x)", b: Deny, wantErr: "whitespace"},
-		// https://code.claude.com/docs/en/permissions "Wrappers" (an allow past an unsafe assignment never matches)
-		{text: "Bash(FOO=1 make *)", b: Allow, wantErr: "environment assignment"},
-		// https://code.claude.com/docs/en/permissions "Wrappers"
-		{text: "Bash(LANG=C make *)", b: Allow, wantErr: "environment assignment"},
+		// An allow rule's assignments must be literal and followed by a command.
+		{text: "Bash(FOO=* make *)", b: Allow, wantErr: "environment assignment"},
+		{text: "Bash(FOO=1)", b: Allow, wantErr: "only environment assignments"},
 		// https://code.claude.com/docs/en/permissions#wildcard-patterns
 		{text: "Bash(:*)", b: Allow, wantErr: "empty command pattern"},
 		// https://code.claude.com/docs/en/permissions "Permission rule syntax"

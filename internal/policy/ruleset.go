@@ -51,16 +51,30 @@ type Query struct {
 // naming the rule, its list and its origin. Sources may come in any order;
 // rules are kept in source priority order (see Source).
 func Compile(sources []SourceSettings) (*RuleSet, error) {
+	rs, _, err := compileSources(sources, true)
+	return rs, err
+}
+
+// CompileLenient is Compile as Claude Code loads rules: a rule that does
+// not parse is skipped, and a warning naming it, its list, its origin and
+// the reason is returned instead of an error. Settings other than rules
+// that are invalid still fail.
+func CompileLenient(sources []SourceSettings) (*RuleSet, []string, error) {
+	return compileSources(sources, false)
+}
+
+func compileSources(sources []SourceSettings, strict bool) (*RuleSet, []string, error) {
+	var warnings []string
 	ordered := make([]SourceSettings, len(sources))
 	copy(ordered, sources)
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Source < ordered[j].Source })
 	rs := &RuleSet{}
 	for _, src := range ordered {
 		if src.Source < SourcePolicy || src.Source > SourceSession {
-			return nil, fmt.Errorf("unknown settings source %d (%s)", int(src.Source), src.Origin)
+			return nil, nil, fmt.Errorf("unknown settings source %d (%s)", int(src.Source), src.Origin)
 		}
 		if err := src.Settings.Validate(); err != nil {
-			return nil, fmt.Errorf("%s (%s): %w", src.Source, src.Origin, err)
+			return nil, nil, fmt.Errorf("%s (%s): %w", src.Source, src.Origin, err)
 		}
 		for _, list := range []struct {
 			b     Behavior
@@ -73,13 +87,17 @@ func Compile(sources []SourceSettings) (*RuleSet, error) {
 					if errors.As(err, &re) {
 						re.Origin, re.Index = src.Origin, i
 					}
-					return nil, err
+					if strict {
+						return nil, nil, err
+					}
+					warnings = append(warnings, err.Error()+"; the rule is ignored")
+					continue
 				}
 				rs.byBehavior[list.b] = append(rs.byBehavior[list.b], r)
 			}
 		}
 	}
-	return rs, nil
+	return rs, warnings, nil
 }
 
 // Match returns the first rule of behavior b that matches q, in source

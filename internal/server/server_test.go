@@ -473,3 +473,43 @@ func serveBufconn(t *testing.T, srv *grpc.Server) *grpc.ClientConn {
 	t.Cleanup(func() { conn.Close() })
 	return conn
 }
+
+// Rules Claude Code accepts or skips with a warning never make
+// CreateSession fail: the ones toold cannot use come back as warnings, and
+// the session keeps the others. With StrictRules they are refused.
+func TestCreateSessionRuleWarnings(t *testing.T) {
+	pe, err := policy.NewEngine(policy.Options{Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := startWith(t, memstore.New(), pe, exec.AskConfig{})
+	rules := &tooldv1.Permissions{
+		Allow: []string{"Agent(Explore)", "Task(Explore)", "Bash(GOFLAGS=-count=1 go test:*)", "mcp__*", "mcp__server__tool", "Bash(npm test)"},
+		Deny:  []string{"Write(docs/**)", "Bash(rm"},
+	}
+	resp, err := e.sessions.CreateSession(ctx(t), &tooldv1.CreateSessionRequest{Permissions: rules})
+	if err != nil {
+		t.Fatalf("CreateSession refused rules Claude Code accepts: %v", err)
+	}
+	w := resp.GetWarnings()
+	if len(w) != 5 {
+		t.Fatalf("warnings %q, want 5 (Agent, Task, mcp__*, Write, unbalanced)", w)
+	}
+	for _, s := range w {
+		if !strings.Contains(s, "ignored") {
+			t.Errorf("warning %q does not say the rule is ignored", s)
+		}
+	}
+	clean, err := e.sessions.CreateSession(ctx(t), &tooldv1.CreateSessionRequest{Permissions: &tooldv1.Permissions{Allow: []string{"Bash(npm test)"}}})
+	if err != nil || len(clean.GetWarnings()) != 0 {
+		t.Fatalf("clean rules: %v, warnings %q", err, clean.GetWarnings())
+	}
+
+	strict, err := policy.NewEngine(policy.Options{Home: t.TempDir(), StrictRules: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := startWith(t, memstore.New(), strict, exec.AskConfig{})
+	_, err = es.sessions.CreateSession(ctx(t), &tooldv1.CreateSessionRequest{Permissions: rules})
+	wantCode(t, err, codes.InvalidArgument, "Write(docs/**)")
+}

@@ -49,7 +49,13 @@ func (s *SessionService) CreateSession(ctx context.Context, req *tooldv1.CreateS
 	if err != nil {
 		return nil, ToStatus(ctx, s.log, err)
 	}
-	return &tooldv1.CreateSessionResponse{Session: sessionToProto(sess)}, nil
+	warnings := s.sessions.RuleWarnings(sess)
+	for _, w := range warnings {
+		if s.log != nil {
+			s.log.Warn("permission rule ignored", "session_id", sess.ID, "warning", w)
+		}
+	}
+	return &tooldv1.CreateSessionResponse{Session: sessionToProto(sess), Warnings: warnings}, nil
 }
 
 func (s *SessionService) GetSession(ctx context.Context, req *tooldv1.GetSessionRequest) (*tooldv1.GetSessionResponse, error) {

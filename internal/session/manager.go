@@ -199,6 +199,19 @@ func (m *Manager) checkMode(mode string) error {
 	return nil
 }
 
+// RuleWarnings names the rules of s that do not parse and are skipped
+// (the policy engine's Warnings; nil when the checker has none, or refuses
+// such rules instead).
+func (m *Manager) RuleWarnings(s *store.Session) []string {
+	w, ok := m.rules.(interface {
+		Warnings(workspace string, rules policy.SessionRules) []string
+	})
+	if !ok || s == nil {
+		return nil
+	}
+	return w.Warnings(s.Workspace, SessionRules(s))
+}
+
 func (m *Manager) checkRules(s *store.Session) error {
 	if m.rules == nil {
 		return nil
@@ -226,6 +239,18 @@ func (m *Manager) Update(ctx context.Context, id string, ch Change) (*store.Sess
 		}
 		if ch.Mode != "" {
 			s.Mode = ch.Mode
+		}
+		// Rules added through toold's own API must parse: only rules
+		// that come from settings are skipped with a warning.
+		for _, l := range []struct {
+			b     policy.Behavior
+			rules []string
+		}{{policy.Allow, ch.Add.Allow}, {policy.Deny, ch.Add.Deny}, {policy.Ask, ch.Add.Ask}} {
+			for _, text := range l.rules {
+				if _, err := policy.ParseRule(text, l.b, policy.SourceSession, s.Workspace); err != nil {
+					return invalidf("permissions: %v", err)
+				}
+			}
 		}
 		r := &s.SessionRules
 		r.Allow = edit(r.Allow, ch.Add.Allow, ch.Remove.Allow)

@@ -39,11 +39,12 @@ type commandSpec struct {
 //   - printf: -v assigns, with arithmetic evaluation of subscripts.
 //   - cd, pushd: they change the session's directory, which is state, and
 //     two concurrent calls would race on it.
-//   - xargs, env, timeout, nice and other wrappers: a wrapped command is
-//     not read-only even when the command it runs is (ReadOnly refuses
-//     any Wrappers).
-//   - git: repository config can run programs (pagers, fsmonitor, diff
-//     drivers; security.md §2).
+//   - xargs, env, nice and other wrappers: a wrapped command is not
+//     read-only even when the command it runs is, as in Claude Code;
+//     timeout and command are stripped (readOnlyWrappers).
+//   - git's other subcommands, and any git form with global options
+//     (readonly_git.go); the read-only forms still depend on the
+//     repository's configuration, which the policy checks.
 //   - test, [, [[: harmless in themselves, but they were never listed.
 var readOnlyCommands = map[string]commandSpec{
 	// search
@@ -72,6 +73,7 @@ var readOnlyCommands = map[string]commandSpec{
 	"stat": {kind: kindRead},
 	"file": {kind: kindRead, strict: true, check: fileRule.allows},
 	"diff": {kind: kindRead, strict: true, check: diffRule.allows},
+	"git":  {kind: kindRead, strict: true, check: gitReadOnlyArgs},
 
 	// list
 	"ls":   {kind: kindList},
@@ -84,6 +86,12 @@ var readOnlyCommands = map[string]commandSpec{
 	"true":  {kind: kindNeutral},
 	"false": {kind: kindNeutral},
 }
+
+// readOnlyWrappers are the wrappers a read-only command may run under, as
+// Claude Code strips them for its read-only check: timeout only limits
+// the time, command only skips functions and aliases. nice, nohup,
+// stdbuf, time, env and xargs make the command ask there, and here.
+var readOnlyWrappers = map[string]bool{"timeout": true, "command": true}
 
 // ReadOnly reports whether the command line only reads: the analysis is
 // proven, every command is in the read-only set with arguments that pass
@@ -105,8 +113,16 @@ func (a *Analysis) ReadOnly() bool {
 }
 
 func (c *Command) readOnly() bool {
-	if len(c.Assigns) > 0 || len(c.Wrappers) > 0 || len(c.Argv) == 0 {
+	if len(c.Argv) == 0 {
 		return false
+	}
+	if !SafeAssigns(c.Assigns) {
+		return false
+	}
+	for _, w := range c.Wrappers {
+		if !readOnlyWrappers[w] {
+			return false
+		}
 	}
 	for _, r := range c.Redirects {
 		if !r.readOnly() {

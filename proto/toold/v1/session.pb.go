@@ -477,7 +477,13 @@ func (x *CreateSessionRequest) GetEnv() map[string]string {
 type CreateSessionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session, with its id.
-	Session       *Session `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	Session *Session `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// Permission rules of the session (and of the settings it reads) that
+	// do not parse and are ignored, as Claude Code ignores them: one line
+	// each, naming the rule, its list, its origin and the reason. Empty when
+	// every rule is in force. (A server started with --strict-rules refuses
+	// such rules with INVALID_ARGUMENT instead.)
+	Warnings      []string `protobuf:"bytes,2,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -515,6 +521,13 @@ func (*CreateSessionResponse) Descriptor() ([]byte, []int) {
 func (x *CreateSessionResponse) GetSession() *Session {
 	if x != nil {
 		return x.Session
+	}
+	return nil
+}
+
+func (x *CreateSessionResponse) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
 	}
 	return nil
 }
@@ -974,9 +987,10 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\x03env\x18\x05 \x03(\v2'.toold.v1.CreateSessionRequest.EnvEntryR\x03env\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"D\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"`\n" +
 	"\x15CreateSessionResponse\x12+\n" +
-	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\":\n" +
+	"\asession\x18\x01 \x01(\v2\x11.toold.v1.SessionR\asession\x12\x1a\n" +
+	"\bwarnings\x18\x02 \x03(\tR\bwarnings\":\n" +
 	"\x11GetSessionRequest\x12%\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\"A\n" +

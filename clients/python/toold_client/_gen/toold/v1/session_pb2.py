@@ -15,7 +15,7 @@ from toold_client._gen.buf.validate import validate_pb2 as buf_dot_validate_dot_
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16toold/v1/session.proto\x12\x08toold.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa6\x03\n\x0bPermissions\x12K\n\x05\x61llow\x18\x01 \x03(\tB<\xbaH9\x92\x01\x36\"4\xba\x01\x31\n\x0erule.not_blank\x12\nempty rule\x1a\x13this.matches(\'\\\\S\')\x12J\n\x04\x64\x65ny\x18\x02 \x03(\tB<\xbaH9\x92\x01\x36\"4\xba\x01\x31\n\x0erule.not_blank\x12\nempty rule\x1a\x13this.matches(\'\\\\S\')\x12I\n\x03\x61sk\x18\x03 \x03(\tB<\xbaH9\x92\x01\x36\"4\xba\x01\x31\n\x0erule.not_blank\x12\nempty rule\x1a\x13this.matches(\'\\\\S\')\x12\xb2\x01\n\x16\x61\x64\x64itional_directories\x18\x04 \x03(\tB\x91\x01\xbaHG\x92\x01\x44\"B\xba\x01?\n\rpath.absolute\x12\x18must be an absolute path\x1a\x14this.startsWith(\'/\')\xbaHD\x92\x01\x41\"?\xba\x01<\n\x0bpath.no_nul\x12\x13\x63ontains a NUL byte\x1a\x18!this.contains(\'\\u0000\')\"\xf4\x02\n\x07Session\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tworkspace\x18\x02 \x01(\t\x12&\n\x04mode\x18\x03 \x01(\x0e\x32\x18.toold.v1.PermissionMode\x12*\n\x0bpermissions\x18\x04 \x01(\x0b\x32\x15.toold.v1.Permissions\x12\x0b\n\x03\x63wd\x18\x05 \x01(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x13session_permissions\x18\x07 \x01(\x0b\x32\x15.toold.v1.Permissions\x12/\n\x10user_permissions\x18\x08 \x01(\x0b\x32\x15.toold.v1.Permissions\x12\'\n\x03\x65nv\x18\t \x03(\x0b\x32\x1a.toold.v1.Session.EnvEntry\x1a*\n\x08\x45nvEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xb3\x03\n\x14\x43reateSessionRequest\x12\xa9\x01\n\tworkspace\x18\x01 \x01(\tB\x95\x01\xbaHP\xba\x01M\n\rpath.absolute\x12\x18must be an absolute path\x1a\"this == \'\' || this.startsWith(\'/\')\xbaH?\xba\x01<\n\x0bpath.no_nul\x12\x13\x63ontains a NUL byte\x1a\x18!this.contains(\'\\u0000\')\x12\x30\n\x04mode\x18\x02 \x01(\x0e\x32\x18.toold.v1.PermissionModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12*\n\x0bpermissions\x18\x03 \x01(\x0b\x32\x15.toold.v1.Permissions\x12/\n\x10user_permissions\x18\x04 \x01(\x0b\x32\x15.toold.v1.Permissions\x12\x34\n\x03\x65nv\x18\x05 \x03(\x0b\x32\'.toold.v1.CreateSessionRequest.EnvEntry\x1a*\n\x08\x45nvEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\";\n\x15\x43reateSessionResponse\x12\"\n\x07session\x18\x01 \x01(\x0b\x32\x11.toold.v1.Session\"/\n\x11GetSessionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\"8\n\x12GetSessionResponse\x12\"\n\x07session\x18\x01 \x01(\x0b\x32\x11.toold.v1.Session\"2\n\x14\x44\x65leteSessionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\"\x17\n\x15\x44\x65leteSessionResponse\"\xc3\x03\n\x14UpdateSessionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\x30\n\x04mode\x18\x02 \x01(\x0e\x32\x18.toold.v1.PermissionModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\xab\x01\n\tadd_rules\x18\x03 \x01(\x0b\x32\x15.toold.v1.PermissionsB\x80\x01\xbaH}\xba\x01z\n\x15update.no_directories\x12\x39\x61\x64\x64itional_directories cannot be changed by UpdateSession\x1a&size(this.additional_directories) == 0\x12\xae\x01\n\x0cremove_rules\x18\x04 \x01(\x0b\x32\x15.toold.v1.PermissionsB\x80\x01\xbaH}\xba\x01z\n\x15update.no_directories\x12\x39\x61\x64\x64itional_directories cannot be changed by UpdateSession\x1a&size(this.additional_directories) == 0\";\n\x15UpdateSessionResponse\x12\"\n\x07session\x18\x01 \x01(\x0b\x32\x11.toold.v1.Session\"\xbb\x02\n\x18ResolvePermissionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\x1a\n\nrequest_id\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\xa1\x01\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0e\x32\x1c.toold.v1.PermissionDecisionBq\xbaHn\xba\x01k\n\x11\x64\x65\x63ision.required\x12>PERMISSION_DECISION_ALLOW or PERMISSION_DECISION_DENY required\x1a\x16this == 1 || this == 2\x12\x32\n\x05scope\x18\x04 \x01(\x0e\x32\x19.toold.v1.PermissionScopeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x0f\n\x07message\x18\x05 \x01(\t\"\x1b\n\x19ResolvePermissionResponse*\xd0\x01\n\x0ePermissionMode\x12\x1f\n\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x1b\n\x17PERMISSION_MODE_DEFAULT\x10\x01\x12 \n\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x18\n\x14PERMISSION_MODE_PLAN\x10\x03\x12&\n\"PERMISSION_MODE_BYPASS_PERMISSIONS\x10\x04\x12\x1c\n\x18PERMISSION_MODE_DONT_ASK\x10\x05*v\n\x12PermissionDecision\x12#\n\x1fPERMISSION_DECISION_UNSPECIFIED\x10\x00\x12\x1d\n\x19PERMISSION_DECISION_ALLOW\x10\x01\x12\x1c\n\x18PERMISSION_DECISION_DENY\x10\x02*l\n\x0fPermissionScope\x12 \n\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x19\n\x15PERMISSION_SCOPE_ONCE\x10\x01\x12\x1c\n\x18PERMISSION_SCOPE_SESSION\x10\x02\x32\xad\x03\n\x0eSessionService\x12P\n\rCreateSession\x12\x1e.toold.v1.CreateSessionRequest\x1a\x1f.toold.v1.CreateSessionResponse\x12G\n\nGetSession\x12\x1b.toold.v1.GetSessionRequest\x1a\x1c.toold.v1.GetSessionResponse\x12P\n\rDeleteSession\x12\x1e.toold.v1.DeleteSessionRequest\x1a\x1f.toold.v1.DeleteSessionResponse\x12P\n\rUpdateSession\x12\x1e.toold.v1.UpdateSessionRequest\x1a\x1f.toold.v1.UpdateSessionResponse\x12\\\n\x11ResolvePermission\x12\".toold.v1.ResolvePermissionRequest\x1a#.toold.v1.ResolvePermissionResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16toold/v1/session.proto\x12\x08toold.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa6\x03\n\x0bPermissions\x12K\n\x05\x61llow\x18\x01 \x03(\tB<\xbaH9\x92\x01\x36\"4\xba\x01\x31\n\x0erule.not_blank\x12\nempty rule\x1a\x13this.matches(\'\\\\S\')\x12J\n\x04\x64\x65ny\x18\x02 \x03(\tB<\xbaH9\x92\x01\x36\"4\xba\x01\x31\n\x0erule.not_blank\x12\nempty rule\x1a\x13this.matches(\'\\\\S\')\x12I\n\x03\x61sk\x18\x03 \x03(\tB<\xbaH9\x92\x01\x36\"4\xba\x01\x31\n\x0erule.not_blank\x12\nempty rule\x1a\x13this.matches(\'\\\\S\')\x12\xb2\x01\n\x16\x61\x64\x64itional_directories\x18\x04 \x03(\tB\x91\x01\xbaHG\x92\x01\x44\"B\xba\x01?\n\rpath.absolute\x12\x18must be an absolute path\x1a\x14this.startsWith(\'/\')\xbaHD\x92\x01\x41\"?\xba\x01<\n\x0bpath.no_nul\x12\x13\x63ontains a NUL byte\x1a\x18!this.contains(\'\\u0000\')\"\xf4\x02\n\x07Session\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tworkspace\x18\x02 \x01(\t\x12&\n\x04mode\x18\x03 \x01(\x0e\x32\x18.toold.v1.PermissionMode\x12*\n\x0bpermissions\x18\x04 \x01(\x0b\x32\x15.toold.v1.Permissions\x12\x0b\n\x03\x63wd\x18\x05 \x01(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x13session_permissions\x18\x07 \x01(\x0b\x32\x15.toold.v1.Permissions\x12/\n\x10user_permissions\x18\x08 \x01(\x0b\x32\x15.toold.v1.Permissions\x12\'\n\x03\x65nv\x18\t \x03(\x0b\x32\x1a.toold.v1.Session.EnvEntry\x1a*\n\x08\x45nvEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xb3\x03\n\x14\x43reateSessionRequest\x12\xa9\x01\n\tworkspace\x18\x01 \x01(\tB\x95\x01\xbaHP\xba\x01M\n\rpath.absolute\x12\x18must be an absolute path\x1a\"this == \'\' || this.startsWith(\'/\')\xbaH?\xba\x01<\n\x0bpath.no_nul\x12\x13\x63ontains a NUL byte\x1a\x18!this.contains(\'\\u0000\')\x12\x30\n\x04mode\x18\x02 \x01(\x0e\x32\x18.toold.v1.PermissionModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12*\n\x0bpermissions\x18\x03 \x01(\x0b\x32\x15.toold.v1.Permissions\x12/\n\x10user_permissions\x18\x04 \x01(\x0b\x32\x15.toold.v1.Permissions\x12\x34\n\x03\x65nv\x18\x05 \x03(\x0b\x32\'.toold.v1.CreateSessionRequest.EnvEntry\x1a*\n\x08\x45nvEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"M\n\x15\x43reateSessionResponse\x12\"\n\x07session\x18\x01 \x01(\x0b\x32\x11.toold.v1.Session\x12\x10\n\x08warnings\x18\x02 \x03(\t\"/\n\x11GetSessionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\"8\n\x12GetSessionResponse\x12\"\n\x07session\x18\x01 \x01(\x0b\x32\x11.toold.v1.Session\"2\n\x14\x44\x65leteSessionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\"\x17\n\x15\x44\x65leteSessionResponse\"\xc3\x03\n\x14UpdateSessionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\x30\n\x04mode\x18\x02 \x01(\x0e\x32\x18.toold.v1.PermissionModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\xab\x01\n\tadd_rules\x18\x03 \x01(\x0b\x32\x15.toold.v1.PermissionsB\x80\x01\xbaH}\xba\x01z\n\x15update.no_directories\x12\x39\x61\x64\x64itional_directories cannot be changed by UpdateSession\x1a&size(this.additional_directories) == 0\x12\xae\x01\n\x0cremove_rules\x18\x04 \x01(\x0b\x32\x15.toold.v1.PermissionsB\x80\x01\xbaH}\xba\x01z\n\x15update.no_directories\x12\x39\x61\x64\x64itional_directories cannot be changed by UpdateSession\x1a&size(this.additional_directories) == 0\";\n\x15UpdateSessionResponse\x12\"\n\x07session\x18\x01 \x01(\x0b\x32\x11.toold.v1.Session\"\xbb\x02\n\x18ResolvePermissionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\x1a\n\nrequest_id\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\xa1\x01\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0e\x32\x1c.toold.v1.PermissionDecisionBq\xbaHn\xba\x01k\n\x11\x64\x65\x63ision.required\x12>PERMISSION_DECISION_ALLOW or PERMISSION_DECISION_DENY required\x1a\x16this == 1 || this == 2\x12\x32\n\x05scope\x18\x04 \x01(\x0e\x32\x19.toold.v1.PermissionScopeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x0f\n\x07message\x18\x05 \x01(\t\"\x1b\n\x19ResolvePermissionResponse*\xd0\x01\n\x0ePermissionMode\x12\x1f\n\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x1b\n\x17PERMISSION_MODE_DEFAULT\x10\x01\x12 \n\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x18\n\x14PERMISSION_MODE_PLAN\x10\x03\x12&\n\"PERMISSION_MODE_BYPASS_PERMISSIONS\x10\x04\x12\x1c\n\x18PERMISSION_MODE_DONT_ASK\x10\x05*v\n\x12PermissionDecision\x12#\n\x1fPERMISSION_DECISION_UNSPECIFIED\x10\x00\x12\x1d\n\x19PERMISSION_DECISION_ALLOW\x10\x01\x12\x1c\n\x18PERMISSION_DECISION_DENY\x10\x02*l\n\x0fPermissionScope\x12 \n\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x19\n\x15PERMISSION_SCOPE_ONCE\x10\x01\x12\x1c\n\x18PERMISSION_SCOPE_SESSION\x10\x02\x32\xad\x03\n\x0eSessionService\x12P\n\rCreateSession\x12\x1e.toold.v1.CreateSessionRequest\x1a\x1f.toold.v1.CreateSessionResponse\x12G\n\nGetSession\x12\x1b.toold.v1.GetSessionRequest\x1a\x1c.toold.v1.GetSessionResponse\x12P\n\rDeleteSession\x12\x1e.toold.v1.DeleteSessionRequest\x1a\x1f.toold.v1.DeleteSessionResponse\x12P\n\rUpdateSession\x12\x1e.toold.v1.UpdateSessionRequest\x1a\x1f.toold.v1.UpdateSessionResponse\x12\\\n\x11ResolvePermission\x12\".toold.v1.ResolvePermissionRequest\x1a#.toold.v1.ResolvePermissionResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toold.v1.session_pb2', globals())
@@ -59,12 +59,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _RESOLVEPERMISSIONREQUEST.fields_by_name['decision']._serialized_options = b'\272Hn\272\001k\n\021decision.required\022>PERMISSION_DECISION_ALLOW or PERMISSION_DECISION_DENY required\032\026this == 1 || this == 2'
   _RESOLVEPERMISSIONREQUEST.fields_by_name['scope']._options = None
   _RESOLVEPERMISSIONREQUEST.fields_by_name['scope']._serialized_options = b'\272H\005\202\001\002\020\001'
-  _PERMISSIONMODE._serialized_start=2444
-  _PERMISSIONMODE._serialized_end=2652
-  _PERMISSIONDECISION._serialized_start=2654
-  _PERMISSIONDECISION._serialized_end=2772
-  _PERMISSIONSCOPE._serialized_start=2774
-  _PERMISSIONSCOPE._serialized_end=2882
+  _PERMISSIONMODE._serialized_start=2462
+  _PERMISSIONMODE._serialized_end=2670
+  _PERMISSIONDECISION._serialized_start=2672
+  _PERMISSIONDECISION._serialized_end=2790
+  _PERMISSIONSCOPE._serialized_start=2792
+  _PERMISSIONSCOPE._serialized_end=2900
   _PERMISSIONS._serialized_start=99
   _PERMISSIONS._serialized_end=521
   _SESSION._serialized_start=524
@@ -76,23 +76,23 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CREATESESSIONREQUEST_ENVENTRY._serialized_start=854
   _CREATESESSIONREQUEST_ENVENTRY._serialized_end=896
   _CREATESESSIONRESPONSE._serialized_start=1336
-  _CREATESESSIONRESPONSE._serialized_end=1395
-  _GETSESSIONREQUEST._serialized_start=1397
-  _GETSESSIONREQUEST._serialized_end=1444
-  _GETSESSIONRESPONSE._serialized_start=1446
-  _GETSESSIONRESPONSE._serialized_end=1502
-  _DELETESESSIONREQUEST._serialized_start=1504
-  _DELETESESSIONREQUEST._serialized_end=1554
-  _DELETESESSIONRESPONSE._serialized_start=1556
-  _DELETESESSIONRESPONSE._serialized_end=1579
-  _UPDATESESSIONREQUEST._serialized_start=1582
-  _UPDATESESSIONREQUEST._serialized_end=2033
-  _UPDATESESSIONRESPONSE._serialized_start=2035
-  _UPDATESESSIONRESPONSE._serialized_end=2094
-  _RESOLVEPERMISSIONREQUEST._serialized_start=2097
-  _RESOLVEPERMISSIONREQUEST._serialized_end=2412
-  _RESOLVEPERMISSIONRESPONSE._serialized_start=2414
-  _RESOLVEPERMISSIONRESPONSE._serialized_end=2441
-  _SESSIONSERVICE._serialized_start=2885
-  _SESSIONSERVICE._serialized_end=3314
+  _CREATESESSIONRESPONSE._serialized_end=1413
+  _GETSESSIONREQUEST._serialized_start=1415
+  _GETSESSIONREQUEST._serialized_end=1462
+  _GETSESSIONRESPONSE._serialized_start=1464
+  _GETSESSIONRESPONSE._serialized_end=1520
+  _DELETESESSIONREQUEST._serialized_start=1522
+  _DELETESESSIONREQUEST._serialized_end=1572
+  _DELETESESSIONRESPONSE._serialized_start=1574
+  _DELETESESSIONRESPONSE._serialized_end=1597
+  _UPDATESESSIONREQUEST._serialized_start=1600
+  _UPDATESESSIONREQUEST._serialized_end=2051
+  _UPDATESESSIONRESPONSE._serialized_start=2053
+  _UPDATESESSIONRESPONSE._serialized_end=2112
+  _RESOLVEPERMISSIONREQUEST._serialized_start=2115
+  _RESOLVEPERMISSIONREQUEST._serialized_end=2430
+  _RESOLVEPERMISSIONRESPONSE._serialized_start=2432
+  _RESOLVEPERMISSIONRESPONSE._serialized_end=2459
+  _SESSIONSERVICE._serialized_start=2903
+  _SESSIONSERVICE._serialized_end=3332
 # @@protoc_insertion_point(module_scope)

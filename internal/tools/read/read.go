@@ -50,7 +50,6 @@ type Options struct {
 }
 
 const (
-	defaultLimit             = 2000
 	defaultMaxOutputBytes    = 90_000
 	defaultMaxImageBytes     = (5 << 20) * 3 / 4
 	defaultMaxImageDimension = 2000
@@ -106,7 +105,7 @@ func (t *readTool) Definition() tool.Definition {
 		InputSchema: json.RawMessage(inputSchema),
 		// Read bounds its own output; storing it would only make the model
 		// read the stored copy with Read again.
-		MaxResultChars: max(t.opts.MaxOutputBytes+10_000, 100_000),
+		MaxResultChars: 500_000,
 	}
 }
 
@@ -117,6 +116,8 @@ type input struct {
 	Offset *float64 `json:"offset"`
 	Limit  *float64 `json:"limit"`
 	Pages  *string  `json:"pages"`
+	// AllowLarge lifts the size limit of a text file read whole.
+	AllowLarge bool `json:"allow_large"`
 }
 
 func (t *readTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
@@ -127,22 +128,27 @@ func (t *readTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	if in.FilePath == "" {
 		return nil, tool.InvalidInputf("file_path is empty: give the absolute path of the file to read.")
 	}
-	c := &call{opts: &t.opts, path: in.FilePath, start: 1, limit: defaultLimit}
+	c := &call{opts: &t.opts, path: in.FilePath, start: 1, allowLarge: in.AllowLarge}
 	if in.Offset != nil {
 		o, ok := whole(*in.Offset)
-		if !ok || o < 0 {
+		if !ok {
 			return nil, tool.InvalidInputf("offset must be a line number (1 for the first line), got %v.", *in.Offset)
 		}
-		// Offset 0 is taken as the first line, as Claude Code does: models
-		// send it meaning "from the start".
-		c.start = max(o, 1)
+		// As in Claude Code: offset 0 starts at the first line and numbers
+		// it 0; a negative offset is the default, 1.
+		if o >= 0 {
+			c.start = o
+		}
 	}
 	if in.Limit != nil {
 		l, ok := whole(*in.Limit)
-		if !ok || l < 1 {
-			return nil, tool.InvalidInputf("limit must be a number of lines of at least 1, got %v.", *in.Limit)
+		if !ok {
+			return nil, tool.InvalidInputf("limit must be a number of lines, got %v.", *in.Limit)
 		}
-		c.limit, c.limitGiven = l, true
+		// A limit of 0 or less reads to the end, as in Claude Code.
+		if l > 0 {
+			c.limit, c.limitGiven = l, true
+		}
 	}
 	if in.Pages != nil {
 		sel, err := parsePages(*in.Pages)
@@ -169,8 +175,11 @@ type call struct {
 	path  string
 	start int // first line to show, 1-based
 	limit int
-	// limitGiven tells the note on a partial view which limit stopped it.
+	// limitGiven says a limit was given: only then may a file over the
+	// size limit be read.
 	limitGiven bool
+	// allowLarge lifts the size limit of a text file read whole.
+	allowLarge bool
 	// pages is the PDF page selection; nil when none was given.
 	pages pageSet
 }

@@ -157,4 +157,3 @@ func TestReadNotebookCellNamesMatchNotebookEdit(t *testing.T) {
 		t.Fatalf("the edit did not land in cell-1:\n%s", text)
 	}
 }
-

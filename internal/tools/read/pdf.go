@@ -16,21 +16,6 @@ import (
 	"github.com/toold/toold/internal/tools/filestate"
 )
 
-// pdfHead is how far into a file a PDF header is looked for when the file
-// is named .pdf: the format allows bytes before it.
-const pdfHead = 1024
-
-// isPDF judges by content, like images: a file that starts with the PDF
-// header is one whatever its name, and a .pdf file may have a few bytes
-// before its header. A text file that merely mentions the header in its
-// first kilobyte is not taken for a PDF.
-func isPDF(head []byte, named bool) bool {
-	if bytes.HasPrefix(head, []byte("%PDF-")) {
-		return true
-	}
-	return named && bytes.Contains(head[:min(len(head), pdfHead)], []byte("%PDF-"))
-}
-
 // pdf returns the pages asked for as a document block: the API shows the
 // model each page's text and its image, which no text extraction matches
 // for tables, figures and scans. The selected pages are cut out into a

@@ -43,10 +43,6 @@ type Options struct {
 	// MaxNotebookBytes is the largest notebook Read renders (default 100 MB,
 	// as Claude Code documents).
 	MaxNotebookBytes int64
-	// CountBudgetBytes bounds how far past the returned lines the file is
-	// scanned to count its remaining lines (default 16 MiB); beyond it the
-	// note gives a lower bound, so reading 10 lines of a huge file stays cheap.
-	CountBudgetBytes int64
 }
 
 const (
@@ -58,7 +54,6 @@ const (
 	defaultMaxPDFBytes       = 100 << 20
 	defaultMaxDocumentBytes  = 20 << 20
 	defaultMaxNotebookBytes  = 100 << 20
-	defaultCountBudgetBytes  = 16 << 20
 )
 
 // Claude Code's documented PDF rules: a PDF of more than pdfWholeMaxPages
@@ -81,9 +76,6 @@ func New(opts Options) tool.Tool {
 	setDefault(&opts.MaxPDFBytes, defaultMaxPDFBytes)
 	setDefault(&opts.MaxDocumentBytes, defaultMaxDocumentBytes)
 	setDefault(&opts.MaxNotebookBytes, defaultMaxNotebookBytes)
-	if opts.CountBudgetBytes <= 0 {
-		opts.CountBudgetBytes = defaultCountBudgetBytes
-	}
 	return &readTool{opts: opts, description: describe(&opts)}
 }
 

@@ -311,7 +311,7 @@ func TestReadLargeFileWithLimit(t *testing.T) {
 	}
 	_, err = tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": p, "limit": 100_000})
 	var te *tool.Error
-	if !errors.As(err, &te) || te.Msg != "The requested line range contains over 3.1MB of text, more than a read can return. Use a smaller limit \u2014 or, if a single line is this large, no limit will fit it: search for specific content instead." {
+	if !errors.As(err, &te) || te.Msg != "The requested line range contains over 3.1MB of text, more than a read can return. Use a smaller limit \u2014 or, if a single line is this large, no limit will fit it: search for specific content instead. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file." {
 		t.Fatalf("large range: %v", err)
 	}
 	res, err = tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": p, "allow_large": true})

@@ -30,11 +30,12 @@ const (
 
 // Notices in Claude Code's wording, which models know.
 const (
-	emptyNotice   = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
-	offsetNotice  = "<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"
-	tooLargeText  = "File content (%s) exceeds maximum allowed size (%s). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
-	rangeTooLarge = "The requested line range contains over %s of text, more than a read can return. Use a smaller limit \u2014 or, if a single line is this large, no limit will fit it: search for specific content instead."
-	notTextNote   = "[This file %s.%s Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+	emptyNotice    = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+	offsetNotice   = "<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"
+	tooLargeText   = "File content (%s) exceeds maximum allowed size (%s). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file." + allowLargeHint
+	rangeTooLarge  = "The requested line range contains over %s of text, more than a read can return. Use a smaller limit \u2014 or, if a single line is this large, no limit will fit it: search for specific content instead." + allowLargeHint
+	allowLargeHint = " To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
+	notTextNote    = "[This file %s.%s Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
 )
 
 // tooLarge is Claude Code's refusal of a file read whole past the size

@@ -208,7 +208,7 @@ func TestSymlinksInsideWork(t *testing.T) {
 				in   map[string]any
 				want string
 			}{
-				{read.New(read.Options{}), map[string]any{"file_path": p}, "     1\tinside"},
+				{read.New(read.Options{}), map[string]any{"file_path": p}, "1\tinside\n2\t"},
 				{edit.New(), map[string]any{"file_path": p, "old_string": "inside", "new_string": "edited"},
 					"The file " + p + " has been updated successfully. (file state is current in your context — no need to Read it back)"},
 				{write.New(), map[string]any{"file_path": p, "content": "written\n"}, "The file " + p + " has been updated successfully. (file state is current in your context — no need to Read it back)"},

@@ -24,7 +24,7 @@ func TestDefinitions(t *testing.T) {
 	}{
 		{read.New(read.Options{}), "Read",
 			[]string{`{"file_path":"/a"}`, `{"file_path":"/a","offset":0,"limit":1}`, `{"file_path":"a","offset":3.0}`, `{"file_path":"/a.pdf","pages":"1-2"}`},
-			[]string{`{}`, `{"file_path":""}`, `{"file_path":"/a","offset":-1}`, `{"file_path":"/a","limit":0}`,
+			[]string{`{}`, `{"file_path":""}`, `{"file_path":"/a","offset":1.5}`,
 				`{"file_path":"/a","offset":1.5}`, `{"file_path":"/a","pages":5}`, `{"file_path":"/a","sheet":"x"}`, `{"file_path":1}`}},
 		{write.New(), "Write",
 			[]string{`{"file_path":"/a","content":""}`},

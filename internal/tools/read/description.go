@@ -14,7 +14,7 @@ func describe(o *Options) string {
 
 file_path should be an absolute path; a relative path is taken from the session's current directory. Any file in the workspace or its additional directories can be read. It is fine to call Read on a path that may not exist: you will get an error saying so.
 
-By default up to %[1]d lines are returned, starting at the first line. For long files you can pass offset (the line number to start at; 1 and 0 both mean the first line) and limit (how many lines to return), but prefer reading the whole file when it is small enough. Lines longer than 2000 characters are cut and end with "... [line truncated]". One result holds at most about %[2]d KB of text. When lines are left out, a note at the end says how many lines the file has and which offset to continue from.
+Results are returned in cat -n format: each line is its number, a tab, then the line as it is in the file, numbered from 1 (or from the offset given). The whole file is returned by default; a file over 256KB is refused unless you pass offset and limit (the line number to start at and how many lines to return) or allow_large: true. Prefer reading the whole file when it is small enough.
 
 The result is numbered like `+"`cat -n`"+`: each line starts with its line number right-aligned in 6 columns, then a tab, then the line's text. The number and the tab are not part of the file: never put them in Edit's old_string or new_string.
 
@@ -29,7 +29,7 @@ A tool result too long to return whole is shown as <persisted-output> with its s
 Other binary files are refused with an error. Directories cannot be read: use Glob to find files, or ls through Bash to list a directory. An empty file, or an offset past the last line, gives a short notice instead of content.
 
 Reading a file is what allows Write, Edit and NotebookEdit to change it afterwards. When several files may be useful, read them in parallel with several Read calls in one response.`,
-		defaultLimit, o.MaxOutputBytes/1000, o.MaxImageDimension, mb(o.MaxImageBytes), o.MaxImagePixels/1_000_000,
+		2000, o.MaxOutputBytes/1000, o.MaxImageDimension, mb(o.MaxImageBytes), o.MaxImagePixels/1_000_000,
 		pdfWholeMaxPages, pdfMaxPagesPerCall, mb(o.MaxNotebookBytes))
 }
 
@@ -43,13 +43,15 @@ const inputSchema = `{
     },
     "offset": {
       "type": "integer",
-      "minimum": 0,
-      "description": "The line number to start reading from (1 is the first line; 0 also means the first line). Only give it when the file is too large to read at once."
+      "description": "The line number to start reading from (1 is the first line). Only give it when the file is too large to read at once."
     },
     "limit": {
       "type": "integer",
-      "minimum": 1,
-      "description": "The number of lines to read (default 2000). Only give it when the file is too large to read at once."
+      "description": "The number of lines to read (by default, all of them). Only give it when the file is too large to read at once."
+    },
+    "allow_large": {
+      "type": "boolean",
+      "description": "Read a file over the size limit whole anyway. Only when you genuinely need all of it or the user asked for the whole file."
     },
     "pages": {
       "type": "string",

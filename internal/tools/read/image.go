@@ -32,7 +32,8 @@ func (c *call) image(ctx context.Context, t filestate.Target, fi fs.FileInfo, br
 	}
 	res := &tool.Result{Content: []tool.Block{img.block()}}
 	if img.changed() {
-		res.Content = append(res.Content, tool.Block{Type: tool.BlockText, Text: img.note()})
+		// Claude Code returns the image alone; the original size travels
+		// beside the content.
 		res.WithMeta("image_original_size", fmt.Sprintf("%dx%d", img.fromW, img.fromH))
 	}
 	return res, nil

@@ -177,8 +177,9 @@ func TestReadImageScaledDown(t *testing.T) {
 			assertSize(t, img, tc.w, tc.h)
 			assertColor(t, img, tc.w/4, tc.h/2, red)
 			assertColor(t, img, tc.w*3/4, tc.h/2, blue)
-			if got := tooltest.Text(res); got != tc.note {
-				t.Fatalf("note = %q\nwant   %q", got, tc.note)
+			// As in Claude Code, the image comes alone.
+			if len(res.Content) != 1 {
+				t.Fatalf("content = %d blocks, want the image alone", len(res.Content))
 			}
 			if res.Meta["image_original_size"] == nil {
 				t.Fatalf("meta = %v, want image_original_size", res.Meta)
@@ -203,9 +204,8 @@ func TestReadImageOverByteLimit(t *testing.T) {
 	if size.X > 300 || size.X != size.Y {
 		t.Fatalf("size %v: the aspect ratio must be kept", size)
 	}
-	note := tooltest.Text(res)
-	if !strings.HasPrefix(note, "[Image ") || !strings.Contains(note, "to JPEG") {
-		t.Fatalf("note = %q", note)
+	if len(res.Content) != 1 || res.Meta["image_original_size"] != "300x300" {
+		t.Fatalf("content %d blocks, meta %v", len(res.Content), res.Meta)
 	}
 }
 

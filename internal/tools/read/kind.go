@@ -2,10 +2,8 @@ package read
 
 import (
 	"bytes"
-	"net/http"
-	"unicode/utf8"
-
-	"github.com/toold/toold/internal/tool"
+	"path/filepath"
+	"strings"
 )
 
 // imageType returns the media type of the image formats the Messages API
@@ -27,19 +25,37 @@ func imageType(head []byte) string {
 	return ""
 }
 
-// checkText refuses content that cannot be shown as text: NUL bytes or
-// invalid UTF-8 in the first bytes of the file. whole says head is the
-// entire file; otherwise a character cut at its end is not held against it.
-func checkText(path string, head []byte, whole bool) error {
-	if bytes.IndexByte(head, 0) >= 0 {
-		return tool.Failf("Cannot read %s: it is a binary file (%s) and cannot be shown as text. Use Bash (for example file, xxd or strings) to inspect it.",
-			path, http.DetectContentType(head))
+// binaryExts are the extensions Claude Code refuses to read as binary
+// (images and PDFs excepted: those it shows).
+var binaryExts = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`.png .jpg .jpeg .gif .bmp .ico .webp .tiff .tif .heic .heif .avif
+.mp4 .mov .avi .mkv .webm .wmv .flv .m4v .mpeg .mpg .mp3 .wav .ogg .flac .aac .m4a .wma .aiff .opus
+.zip .tar .gz .bz2 .7z .rar .xz .z .tgz .iso .zst .lz4 .whl .exe .dll .so .dylib .bin .o .a .obj .lib
+.app .msi .deb .rpm .dmg .apk .pdf .doc .docx .docm .dotx .dotm .xls .xlsx .xlsm .xlsb .xltx .xltm
+.ppt .pptx .pptm .ppsx .ppsm .potx .potm .odt .ods .odp .numbers .epub .ttf .otf .woff .woff2 .eot
+.pyc .pyo .class .jar .war .ear .node .wasm .rlib .sqlite .sqlite3 .db .mdb .idx .parquet .feather
+.npy .npz .pickle .psd .ai .eps .sketch .fig .xd .blend .3ds .max .swf .fla .lockb .dat .data`) {
+		binaryExts[e] = true
 	}
-	if !whole {
-		head = tool.TrimPartialRune(head)
+}
+
+// binaryExt returns the lower-cased extension of a file Claude Code
+// refuses as binary, or "".
+func binaryExt(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if !binaryExts[ext] || imageExt(path) || ext == ".pdf" {
+		return ""
 	}
-	if !utf8.Valid(head) {
-		return tool.Failf("Cannot read %s: it is not UTF-8 text. It may be binary, or text in another encoding such as Latin-1 (convert it with iconv through Bash).", path)
+	return ext
+}
+
+// imageExt reports an extension Claude Code reads as an image.
+func imageExt(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".jpg", ".jpeg", ".gif", ".webp":
+		return true
 	}
-	return nil
+	return false
 }

@@ -2,7 +2,7 @@ package read
 
 import (
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strings"
 
 	"github.com/toold/toold/internal/tool"
@@ -12,19 +12,52 @@ import (
 // maxSuggestScan bounds the directory entries looked at for a suggestion.
 const maxSuggestScan = 1000
 
-// missing reports a file that does not exist, suggesting a file of the same
-// directory whose name differs only in case or extension: models often
-// guess main.ts for main.tsx, or readme.md for README.md.
+// missing reports a file that does not exist as Claude Code does: the
+// working directory, and a suggestion when one is found (see suggest).
 func missing(env *tool.Env, t filestate.Target) error {
-	msg := "File does not exist: " + t.Given.Abs + "."
-	if name := similar(env, t); name != "" {
-		msg += " Did you mean " + filepath.Join(filepath.Dir(t.Given.Abs), name) + "?"
-	} else {
-		msg += " The current working directory is " + env.Cwd + "."
+	msg := "File does not exist. Note: your current working directory is " + env.Cwd + "."
+	if s := underCwd(env, t.Given.Abs); s != "" {
+		msg += " Did you mean " + s + "?"
+	} else if name := similar(env, t); name != "" {
+		msg += " Did you mean " + name + "?"
 	}
-	return tool.Failf("%s", msg)
+	return tool.Errorf(tool.KindNotFound, "%s", msg)
 }
 
+// underCwd is Claude Code's first guess: a path beside the working
+// directory (in its parent, outside it) that exists when moved under it,
+// as when the model left out the working directory's own name.
+func underCwd(env *tool.Env, abs string) string {
+	cwd := filepath.Clean(env.Cwd)
+	parent := filepath.Dir(cwd)
+	prefix := parent
+	if prefix != "/" {
+		prefix += "/"
+	}
+	if !strings.HasPrefix(abs, prefix) || strings.HasPrefix(abs, cwd+"/") || abs == cwd {
+		return ""
+	}
+	rel, err := filepath.Rel(parent, abs)
+	if err != nil {
+		return ""
+	}
+	cand := filepath.Join(cwd, rel)
+	t, err := filestate.Locate(env, cand)
+	if err != nil {
+		return ""
+	}
+	if _, err := t.Real.Stat(); err != nil {
+		return ""
+	}
+	return cand
+}
+
+// extPattern is the extension Claude Code accepts on a suggested name.
+var extPattern = regexp.MustCompile(`^(\.[\p{L}\p{N}_+~#-]{1,32})?$`)
+
+// similar is Claude Code's second guess: the first entry of the same
+// directory, in directory order, with the same name but another extension
+// (main.tsx for main.ts). It returns the entry's name.
 func similar(env *tool.Env, t filestate.Target) string {
 	dir, err := env.Files.Locate("", filepath.Dir(t.Real.Abs))
 	if err != nil {
@@ -36,22 +69,13 @@ func similar(env *tool.Env, t filestate.Target) string {
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(maxSuggestScan)
-	if err != nil {
+	if err != nil && len(names) == 0 {
 		return ""
 	}
-	slices.Sort(names)
 	want := filepath.Base(t.Real.Abs)
 	wantStem := stem(want)
 	for _, n := range names {
-		if strings.EqualFold(n, want) {
-			return n
-		}
-	}
-	if wantStem == "" {
-		return ""
-	}
-	for _, n := range names {
-		if strings.EqualFold(stem(n), wantStem) {
+		if extPattern.MatchString(filepath.Ext(n)) && stem(n) == wantStem && n != want {
 			return n
 		}
 	}

@@ -2,11 +2,9 @@ package read
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -31,6 +29,7 @@ type nbFile struct {
 
 type nbCell struct {
 	ID             string     `json:"id"`
+	HasID          bool       `json:"-"`
 	CellType       string     `json:"cell_type"`
 	Source         multiline  `json:"source"`
 	ExecutionCount *int       `json:"execution_count"`
@@ -73,15 +72,28 @@ func (nb *nbFile) language() string {
 	return nb.Metadata.Kernelspec.Language
 }
 
-// notebook returns every cell of the notebook with its outputs: text
-// blocks, and an image block for each picture an output holds. A file
-// named .ipynb that is not an nbformat 4 notebook is shown as text, so
-// that a notebook broken by a merge can still be read and mended.
+func (c *nbCell) UnmarshalJSON(b []byte) error {
+	type plain nbCell
+	var p struct {
+		plain
+		ID *string `json:"id"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*c = nbCell(p.plain)
+	if p.ID != nil {
+		c.ID, c.HasID = *p.ID, true
+	}
+	return nil
+}
+
+// notebook returns every cell of the notebook with its outputs, as Claude
+// Code lays them out; offset and limit do not apply.
 func (c *call) notebook(ctx context.Context, t filestate.Target, fi fs.FileInfo, br *bufio.Reader) (*tool.Result, error) {
 	path := t.Given.Abs
 	if fi.Size() > c.opts.MaxNotebookBytes {
-		return nil, tool.Failf("%s is a notebook of %s; notebooks larger than %s are not read. Read parts of it through Bash with jq, for example: jq '.cells[:20]' %s",
-			path, tool.HumanBytes(fi.Size()), tool.HumanBytes(c.opts.MaxNotebookBytes), shellQuote(path))
+		return nil, tool.Failf("Notebook file exceeds the maximum size this tool can read (%s). Use Bash with jq to read specific portions:\n  cat <notebook_path> | jq '.cells[:20]' # First 20 cells", formatSize(c.opts.MaxNotebookBytes))
 	}
 	data, err := io.ReadAll(io.LimitReader(br, c.opts.MaxNotebookBytes+1))
 	if err != nil {
@@ -89,39 +101,19 @@ func (c *call) notebook(ctx context.Context, t filestate.Target, fi fs.FileInfo,
 	}
 	var nb nbFile
 	if err := json.Unmarshal(data, &nb); err != nil {
-		return c.notebookAsText(ctx, path, data, fmt.Sprintf("its JSON does not parse (%v)", err))
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, tool.Failf("Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): %v", err)
+		}
+		return nil, tool.Failf("%s", notebookInvalid)
 	}
-	if nb.NBFormat != 4 {
-		return c.notebookAsText(ctx, path, data, fmt.Sprintf("it is nbformat %d, and only nbformat 4 notebooks are shown cell by cell", nb.NBFormat))
+	if nb.Cells == nil {
+		return nil, tool.Failf("%s", notebookInvalid)
 	}
-	r := nbRenderer{ctx: ctx, opts: c.opts}
-	r.render(path, &nb)
-	if r.err != nil {
-		return nil, r.err
-	}
-	if r.textBytes > c.opts.MaxOutputBytes {
-		return nil, tool.Failf("%s is a notebook of %d cells whose content comes to %s, more than one Read returns (%s). Read parts of it through Bash with jq, for example: jq '.cells[:20]' %s",
-			path, len(nb.Cells), tool.HumanBytes(int64(r.textBytes)), tool.HumanBytes(int64(c.opts.MaxOutputBytes)), shellQuote(path))
-	}
-	return &tool.Result{Content: r.blocks}, nil
+	return &tool.Result{Content: renderNotebook(&nb)}, nil
 }
 
-// notebookAsText shows a file that should have been a notebook as
-// numbered lines, followed by why.
-func (c *call) notebookAsText(ctx context.Context, path string, data []byte, why string) (*tool.Result, error) {
-	head := data[:min(len(data), sniffLen)]
-	if err := checkText(path, head, len(head) == len(data)); err != nil {
-		return nil, err
-	}
-	res, err := c.text(ctx, bufio.NewReader(bytes.NewReader(data)))
-	if err != nil {
-		return nil, filestate.AccessError(path, err)
-	}
-	note := fmt.Sprintf("\n\n[%s cannot be shown as a notebook: %s. It is shown as text.]", path, why)
-	last := &res.Content[len(res.Content)-1]
-	last.Text += note
-	return res, nil
-}
+const notebookInvalid = `Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects, each with a string or string-array "source").`
 
 // shellQuote quotes a path for a command the model may copy.
 func shellQuote(s string) string {

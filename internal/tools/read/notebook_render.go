@@ -1,202 +1,143 @@
 package read
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toold/toold/internal/tool"
 )
 
+// Claude Code's bounds on a notebook's outputs: one output's text is cut
+// past maxOutputChars characters; a cell whose outputs hold more than
+// maxCellOutputChars characters (text and image data) has them replaced
+// by a hint to read them with jq.
 const (
-	// maxCellOutputBytes caps the text of one output: a cell that printed
-	// a whole data set should not crowd out the rest of the notebook.
-	maxCellOutputBytes = 10_000
-	// maxNotebookImages caps the pictures of one read; the API takes a
-	// limited number of images per request.
-	maxNotebookImages = 20
+	maxOutputChars     = 30000
+	maxCellOutputChars = 10000
 )
 
-// textMIMEs are the text forms of a rich output, best first.
-var textMIMEs = []string{"text/plain", "text/markdown", "text/latex", "application/json", "text/html"}
-
-// imageMIMEs are the pictures the API can be shown.
-var imageMIMEs = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
-
-// ansi matches terminal escape sequences, which tracebacks are full of.
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
-
-// nbRenderer builds the blocks of a notebook: text, broken by the images
-// of outputs where they appear.
-type nbRenderer struct {
-	ctx       context.Context
-	opts      *Options
-	blocks    []tool.Block
-	text      strings.Builder
-	textBytes int
-	images    int
-	err       error
+// nbOut is one output as Claude Code keeps it: a text, an image, or
+// nothing (an output of an unknown type).
+type nbOut struct {
+	known     bool
+	text      string
+	imageData string // base64, whitespace removed
+	imageType string
 }
 
-func (r *nbRenderer) render(path string, nb *nbFile) {
-	lang := ""
-	if l := nb.language(); l != "" {
-		lang = ", " + l
+// renderNotebook lays the cells out as Claude Code does: each cell is
+// <cell id="ID">[<cell_type>T</cell_type>][<language>L</language>]SOURCE</cell id="ID">,
+// each output's text follows on a new line and its image as an image
+// block, and adjacent texts are joined with a newline.
+func renderNotebook(nb *nbFile) []tool.Block {
+	lang := nb.Metadata.LanguageInfo.Name
+	if lang == "" {
+		lang = "python"
 	}
-	fmt.Fprintf(&r.text, "Jupyter notebook %s: %d cells%s. Cells are named by their id (cell-N, counting from 0, for a cell without one), as NotebookEdit's cell_id takes them.\n", path, len(nb.Cells), lang)
-	for i := range nb.Cells {
-		if r.err = r.ctx.Err(); r.err != nil {
+	var blocks []tool.Block
+	add := func(b tool.Block) {
+		if n := len(blocks); n > 0 && b.Type == tool.BlockText && blocks[n-1].Type == tool.BlockText {
+			blocks[n-1].Text += "\n" + b.Text
 			return
 		}
-		r.cell(i, &nb.Cells[i])
+		blocks = append(blocks, b)
 	}
-	r.flush()
+	for i := range nb.Cells {
+		c := &nb.Cells[i]
+		id := c.ID
+		if !c.HasID {
+			id = fmt.Sprintf("cell-%d", i)
+		}
+		var sb strings.Builder
+		fmt.Fprintf(&sb, `<cell id="%s">`, id)
+		if c.CellType != "code" {
+			fmt.Fprintf(&sb, "<cell_type>%s</cell_type>", c.CellType)
+		} else if lang != "python" {
+			fmt.Fprintf(&sb, "<language>%s</language>", lang)
+		}
+		fmt.Fprintf(&sb, `%s</cell id="%s">`, c.Source, id)
+		add(tool.Block{Type: tool.BlockText, Text: sb.String()})
+		if c.CellType != "code" || len(c.Outputs) == 0 {
+			continue
+		}
+		outs := make([]nbOut, len(c.Outputs))
+		total := 0
+		for j := range c.Outputs {
+			outs[j] = convertOutput(&c.Outputs[j])
+			total += len([]rune(outs[j].text)) + len(outs[j].imageData)
+		}
+		if total > maxCellOutputChars {
+			outs = []nbOut{{known: true, text: fmt.Sprintf("Outputs are too large to include. Use Bash with: cat <notebook_path> | jq '.cells[%d].outputs'", i)}}
+		}
+		unknown := false
+		for _, o := range outs {
+			if !o.known {
+				unknown = true
+				continue
+			}
+			if o.text != "" {
+				add(tool.Block{Type: tool.BlockText, Text: "\n" + o.text})
+			}
+			if o.imageData != "" {
+				data, err := base64.StdEncoding.DecodeString(o.imageData)
+				if err == nil {
+					add(tool.Block{Type: tool.BlockImage, MediaType: o.imageType, Data: data})
+				}
+			}
+		}
+		if unknown {
+			add(tool.Block{Type: tool.BlockText, Text: "\nOutputs of an unknown type are not shown."})
+		}
+	}
+	return blocks
 }
 
-func (r *nbRenderer) cell(i int, c *nbCell) {
-	id := c.ID
-	if id == "" {
-		id = "cell-" + strconv.Itoa(i)
-	}
-	fmt.Fprintf(&r.text, "\n<cell id=%q type=%q", id, c.CellType)
-	if c.CellType == "code" && c.ExecutionCount != nil {
-		fmt.Fprintf(&r.text, " execution_count=\"%d\"", *c.ExecutionCount)
-	}
-	r.text.WriteString(">\n")
-	r.lines(string(c.Source))
-	for _, o := range c.Outputs {
-		r.output(&o)
-	}
-	r.text.WriteString("</cell>\n")
-}
-
-// lines writes s ending in exactly one newline (none for an empty s).
-func (r *nbRenderer) lines(s string) {
-	if s == "" {
-		return
-	}
-	r.text.WriteString(s)
-	if !strings.HasSuffix(s, "\n") {
-		r.text.WriteByte('\n')
-	}
-}
-
-func (r *nbRenderer) output(o *nbOutput) {
+func convertOutput(o *nbOutput) nbOut {
 	switch o.OutputType {
 	case "stream":
-		name := o.Name
-		if name == "" {
-			name = "stdout"
-		}
-		fmt.Fprintf(&r.text, "<output type=\"stream\" name=%q>\n", name)
-		r.lines(capOutput(string(o.Text)))
-	case "error":
-		fmt.Fprintf(&r.text, "<output type=\"error\" ename=%q>\n", o.EName)
-		tb := strings.Join(o.Traceback, "\n")
-		if tb == "" {
-			tb = o.EName + ": " + o.EValue
-		}
-		r.lines(capOutput(ansi.ReplaceAllString(tb, "")))
+		return nbOut{known: true, text: capText(string(o.Text))}
 	case "execute_result", "display_data":
-		fmt.Fprintf(&r.text, "<output type=%q>\n", o.OutputType)
-		r.rich(o.Data)
-	default:
-		fmt.Fprintf(&r.text, "<output type=%q>\n", o.OutputType)
+		out := nbOut{known: true}
+		var plain multiline
+		if raw, ok := o.Data["text/plain"]; ok && json.Unmarshal(raw, &plain) == nil {
+			out.text = capText(string(plain))
+		}
+		for _, mime := range []string{"image/png", "image/jpeg"} {
+			raw, ok := o.Data[mime]
+			if !ok {
+				continue
+			}
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				continue
+			}
+			s = strings.Join(strings.Fields(s), "")
+			if _, err := base64.StdEncoding.DecodeString(s); err == nil {
+				out.imageData, out.imageType = s, mime
+			}
+			break
+		}
+		return out
+	case "error":
+		lines := append([]string{o.EName + ": " + o.EValue}, o.Traceback...)
+		return nbOut{known: true, text: capText(strings.Join(lines, "\n"))}
 	}
-	r.text.WriteString("</output>\n")
+	return nbOut{}
 }
 
-// rich writes a MIME bundle: its picture when it has one the API can be
-// shown, and otherwise its best text form.
-func (r *nbRenderer) rich(data map[string]json.RawMessage) {
-	for _, mime := range imageMIMEs {
-		if raw, ok := data[mime]; ok && r.image(mime, raw) {
-			return
-		}
-	}
-	for _, mime := range textMIMEs {
-		raw, ok := data[mime]
-		if !ok {
-			continue
-		}
-		var s multiline
-		if mime == "application/json" {
-			s = multiline(raw)
-		} else if json.Unmarshal(raw, &s) != nil {
-			continue
-		}
-		if mime != "text/plain" {
-			fmt.Fprintf(&r.text, "[%s]\n", mime)
-		}
-		r.lines(capOutput(string(s)))
-		return
-	}
-	if len(data) > 0 {
-		fmt.Fprintf(&r.text, "[output of type %s, not shown]\n", strings.Join(slices.Sorted(maps.Keys(data)), ", "))
-	}
-}
-
-// image adds the picture of an output as an image block, scaled down as a
-// file would be. It returns false, having written why, when the picture
-// cannot be shown and its text form should stand in.
-func (r *nbRenderer) image(mime string, raw json.RawMessage) bool {
-	if r.images == maxNotebookImages {
-		fmt.Fprintf(&r.text, "[%s output not shown: one read returns at most %d images]\n", mime, maxNotebookImages)
-		return false
-	}
-	var enc multiline
-	if json.Unmarshal(raw, &enc) != nil {
-		return false
-	}
-	data, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(enc)), ""))
-	mediaType := imageType(data)
-	if err != nil || mediaType == "" {
-		fmt.Fprintf(&r.text, "[%s output not shown: its data is not a valid image]\n", mime)
-		return false
-	}
-	img, err := fitImage(r.ctx, data, mediaType, r.opts)
-	if err != nil {
-		if r.ctx.Err() != nil {
-			r.err = err
-		}
-		fmt.Fprintf(&r.text, "[%s output not shown: %v]\n", mime, err)
-		return false
-	}
-	r.flush()
-	r.blocks = append(r.blocks, img.block())
-	r.images++
-	if img.changed() {
-		r.text.WriteString(img.note() + "\n")
-	}
-	return true
-}
-
-// flush ends the current text block.
-func (r *nbRenderer) flush() {
-	if r.text.Len() == 0 {
-		return
-	}
-	r.textBytes += r.text.Len()
-	r.blocks = append(r.blocks, tool.Block{Type: tool.BlockText, Text: r.text.String()})
-	r.text.Reset()
-}
-
-// capOutput cuts an output's text past maxCellOutputBytes, on a character
-// boundary, saying how much was left out.
-func capOutput(s string) string {
-	if len(s) <= maxCellOutputBytes {
+// capText cuts an output's text past maxOutputChars characters, saying
+// how many lines were left out, as Claude Code does.
+func capText(s string) string {
+	if strings.HasPrefix(strings.ToLower(s), "data:image/") && strings.Contains(s[:min(len(s), 64)], ";base64,") {
 		return s
 	}
-	cut := maxCellOutputBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	r := []rune(s)
+	if len(r) <= maxOutputChars {
+		return s
 	}
-	return fmt.Sprintf("%s\n... [output truncated: %d more bytes]", s[:cut], len(s)-cut)
+	head := string(r[:maxOutputChars])
+	rest := string(r[maxOutputChars:])
+	return fmt.Sprintf("%s\n\n... [%d lines truncated] ...", head, strings.Count(rest, "\n")+1)
 }

@@ -16,21 +16,6 @@ import (
 	"github.com/toold/toold/internal/tools/filestate"
 )
 
-// pdfHead is how far into a file a PDF header is looked for when the file
-// is named .pdf: the format allows bytes before it.
-const pdfHead = 1024
-
-// isPDF judges by content, like images: a file that starts with the PDF
-// header is one whatever its name, and a .pdf file may have a few bytes
-// before its header. A text file that merely mentions the header in its
-// first kilobyte is not taken for a PDF.
-func isPDF(head []byte, named bool) bool {
-	if bytes.HasPrefix(head, []byte("%PDF-")) {
-		return true
-	}
-	return named && bytes.Contains(head[:min(len(head), pdfHead)], []byte("%PDF-"))
-}
-
 // pdf returns the pages asked for as a document block: the API shows the
 // model each page's text and its image, which no text extraction matches
 // for tables, figures and scans. The selected pages are cut out into a
@@ -45,6 +30,9 @@ func (c *call) pdf(t filestate.Target, fi fs.FileInfo, br *bufio.Reader) (*tool.
 	if err != nil {
 		return nil, filestate.AccessError(path, err)
 	}
+	if !bytes.HasPrefix(data, []byte("%PDF-")) {
+		return nil, tool.Failf("File is not a valid PDF (missing %%PDF- header): %s", path)
+	}
 	doc, err := parsePDF(data)
 	if err != nil {
 		return nil, tool.Failf("Cannot read %s as a PDF: %v. Through Bash, pdftotext or pdftoppm may still get its content.", path, err)
@@ -53,8 +41,8 @@ func (c *call) pdf(t filestate.Target, fi fs.FileInfo, br *bufio.Reader) (*tool.
 	sel := c.pages
 	if sel == nil {
 		if n > pdfWholeMaxPages {
-			return nil, tool.Failf(`%s has %d pages. A PDF of more than %d pages must be read with the pages parameter, at most %d pages per call (for example pages: "1-%d").`,
-				path, n, pdfWholeMaxPages, pdfMaxPagesPerCall, min(n, pdfMaxPagesPerCall))
+			return nil, tool.Failf(`This PDF has %d pages, which is too many to read at once. Use the pages parameter to read specific page ranges (e.g., pages: "1-5"). Maximum %d pages per request.`,
+				n, pdfMaxPagesPerCall)
 		}
 		sel = allPages(n)
 	}
@@ -71,15 +59,14 @@ func (c *call) pdf(t filestate.Target, fi fs.FileInfo, br *bufio.Reader) (*tool.
 		return nil, tool.Failf("Pages %s of %s come to %s, more than the %s a PDF returned to the model may hold. Read fewer pages at a time with the pages parameter.",
 			sel, path, tool.HumanBytes(int64(len(out))), tool.HumanBytes(c.opts.MaxDocumentBytes))
 	}
-	what := fmt.Sprintf("pages %s of %d", sel, n)
-	if len(sel) == n {
-		what = fmt.Sprintf("all %d pages", n)
-		if n == 1 {
-			what = "its only page"
-		}
+	// Claude Code's wording; it returns a selection of pages as page
+	// images, toold as a PDF of those pages.
+	text := fmt.Sprintf("PDF file read: %s (%s)", path, formatSize(fi.Size()))
+	if c.pages != nil {
+		text = fmt.Sprintf("PDF pages extracted: %d page(s) from %s (%s)", len(sel), path, formatSize(fi.Size()))
 	}
 	res := &tool.Result{Content: []tool.Block{
-		{Type: tool.BlockText, Text: fmt.Sprintf("PDF %s: %s.", path, what)},
+		{Type: tool.BlockText, Text: text},
 		{Type: tool.BlockDocument, MediaType: "application/pdf", Data: out},
 	}}
 	return res.WithMeta("pdf_pages", n), nil

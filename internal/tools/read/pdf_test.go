@@ -100,14 +100,12 @@ func TestReadPDF(t *testing.T) {
 		widths []int
 		same   bool // the document is the file itself
 	}{
-		{name: "small PDF whole", file: "a.pdf", data: three, text: "PDF %s: all 3 pages.", widths: []int{201, 202, 203}, same: true},
-		{name: "one page", file: "a.pdf", data: makePDF(1), text: "PDF %s: its only page.", widths: []int{201}, same: true},
-		{name: "found by content, not name", file: "report.bin", data: three, text: "PDF %s: all 3 pages.", widths: []int{201, 202, 203}, same: true},
-		{name: "pages of a small PDF", file: "a.pdf", data: three, pages: "2", text: "PDF %s: pages 2 of 3.", widths: []int{202}},
-		{name: "every page asked for", file: "a.pdf", data: three, pages: "1-3", text: "PDF %s: all 3 pages.", widths: []int{201, 202, 203}, same: true},
-		{name: "ranges of a large PDF", file: "a.pdf", data: twelve, pages: "7, 2-4", text: "PDF %s: pages 2-4,7 of 12.", widths: []int{202, 203, 204, 207}},
-		{name: "the last pages", file: "a.pdf", data: twelve, pages: "11-12", text: "PDF %s: pages 11-12 of 12.", widths: []int{211, 212}},
-		{name: "header after a few bytes", file: "b.pdf", data: append([]byte("\r\n\r\n"), three...), text: "PDF %s: all 3 pages.", widths: []int{201, 202, 203}, same: true},
+		{name: "small PDF whole", file: "a.pdf", data: three, text: "PDF file read: %s (1.1KB)", widths: []int{201, 202, 203}, same: true},
+		{name: "one page", file: "a.pdf", data: makePDF(1), text: "PDF file read: %s (587 bytes)", widths: []int{201}, same: true},
+		{name: "pages of a small PDF", file: "a.pdf", data: three, pages: "2", text: "PDF pages extracted: 1 page(s) from %s (1.1KB)", widths: []int{202}},
+		{name: "every page asked for", file: "a.pdf", data: three, pages: "1-3", text: "PDF pages extracted: 3 page(s) from %s (1.1KB)", widths: []int{201, 202, 203}, same: true},
+		{name: "ranges of a large PDF", file: "a.pdf", data: twelve, pages: "7, 2-4", text: "PDF pages extracted: 4 page(s) from %s (3.4KB)", widths: []int{202, 203, 204, 207}},
+		{name: "the last pages", file: "a.pdf", data: twelve, pages: "11-12", text: "PDF pages extracted: 2 page(s) from %s (3.4KB)", widths: []int{211, 212}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,11 +143,11 @@ func TestReadPDFRefusals(t *testing.T) {
 		want  string // with %s for the path
 	}{
 		{name: "large PDF without pages", file: "a.pdf", data: twelve, kind: tool.KindFailed,
-			want: `%s has 12 pages. A PDF of more than 10 pages must be read with the pages parameter, at most 20 pages per call (for example pages: "1-12").`},
+			want: `This PDF has 12 pages, which is too many to read at once. Use the pages parameter to read specific page ranges (e.g., pages: "1-5"). Maximum 20 pages per request.%.0s`},
 		{name: "page past the end", file: "a.pdf", data: twelve, pages: "11-13", kind: tool.KindFailed,
 			want: `%s has 12 pages; pages "11-13" asks for page 13.`},
-		{name: "pages of a text file", file: "notes.txt", data: []byte("hello\n"), pages: "1", kind: tool.KindInvalidInput,
-			want: "pages applies to PDF files only, and %s is not a PDF. To read part of a text file, use offset and limit."},
+		{name: "named .pdf without the header", file: "fake.pdf", data: []byte("not a pdf\n"), kind: tool.KindFailed,
+			want: "File is not a valid PDF (missing %%PDF- header): %s"},
 		{name: "not really a PDF", file: "broken.pdf", data: []byte("%PDF-1.4\nthis is not a PDF at all\n"), kind: tool.KindFailed,
 			want: "Cannot read %s as a PDF: "},
 		{name: "file too large", file: "a.pdf", data: twelve, opts: Options{MaxPDFBytes: 1000}, kind: tool.KindFailed,
@@ -178,12 +176,12 @@ func TestReadPDFRefusals(t *testing.T) {
 
 func TestReadTextMentioningPDFHeaderIsText(t *testing.T) {
 	env, _, _ := tooltest.Env(t)
-	p := put(t, env.Cwd, "sniff.go", "package x\n\nconst magic = \"%PDF-\"\n")
+	p := put(t, env.Cwd, "sniff.go", "%PDF-1.4 is how a PDF starts\n")
 	res, err := tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": p})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tooltest.Text(res); !strings.HasPrefix(got, "     1\tpackage x") {
+	if got := tooltest.Text(res); !strings.HasPrefix(got, "1\t%PDF-1.4") {
 		t.Fatalf("text = %q", got)
 	}
 }

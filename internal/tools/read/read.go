@@ -43,14 +43,9 @@ type Options struct {
 	// MaxNotebookBytes is the largest notebook Read renders (default 100 MB,
 	// as Claude Code documents).
 	MaxNotebookBytes int64
-	// CountBudgetBytes bounds how far past the returned lines the file is
-	// scanned to count its remaining lines (default 16 MiB); beyond it the
-	// note gives a lower bound, so reading 10 lines of a huge file stays cheap.
-	CountBudgetBytes int64
 }
 
 const (
-	defaultLimit             = 2000
 	defaultMaxOutputBytes    = 90_000
 	defaultMaxImageBytes     = (5 << 20) * 3 / 4
 	defaultMaxImageDimension = 2000
@@ -59,7 +54,6 @@ const (
 	defaultMaxPDFBytes       = 100 << 20
 	defaultMaxDocumentBytes  = 20 << 20
 	defaultMaxNotebookBytes  = 100 << 20
-	defaultCountBudgetBytes  = 16 << 20
 )
 
 // Claude Code's documented PDF rules: a PDF of more than pdfWholeMaxPages
@@ -82,9 +76,6 @@ func New(opts Options) tool.Tool {
 	setDefault(&opts.MaxPDFBytes, defaultMaxPDFBytes)
 	setDefault(&opts.MaxDocumentBytes, defaultMaxDocumentBytes)
 	setDefault(&opts.MaxNotebookBytes, defaultMaxNotebookBytes)
-	if opts.CountBudgetBytes <= 0 {
-		opts.CountBudgetBytes = defaultCountBudgetBytes
-	}
 	return &readTool{opts: opts, description: describe(&opts)}
 }
 
@@ -106,7 +97,7 @@ func (t *readTool) Definition() tool.Definition {
 		InputSchema: json.RawMessage(inputSchema),
 		// Read bounds its own output; storing it would only make the model
 		// read the stored copy with Read again.
-		MaxResultChars: max(t.opts.MaxOutputBytes+10_000, 100_000),
+		MaxResultChars: 500_000,
 	}
 }
 
@@ -117,6 +108,8 @@ type input struct {
 	Offset *float64 `json:"offset"`
 	Limit  *float64 `json:"limit"`
 	Pages  *string  `json:"pages"`
+	// AllowLarge lifts the size limit of a text file read whole.
+	AllowLarge bool `json:"allow_large"`
 }
 
 func (t *readTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
@@ -127,22 +120,27 @@ func (t *readTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	if in.FilePath == "" {
 		return nil, tool.InvalidInputf("file_path is empty: give the absolute path of the file to read.")
 	}
-	c := &call{opts: &t.opts, path: in.FilePath, start: 1, limit: defaultLimit}
+	c := &call{opts: &t.opts, path: in.FilePath, start: 1, allowLarge: in.AllowLarge}
 	if in.Offset != nil {
 		o, ok := whole(*in.Offset)
-		if !ok || o < 0 {
+		if !ok {
 			return nil, tool.InvalidInputf("offset must be a line number (1 for the first line), got %v.", *in.Offset)
 		}
-		// Offset 0 is taken as the first line, as Claude Code does: models
-		// send it meaning "from the start".
-		c.start = max(o, 1)
+		// As in Claude Code: offset 0 starts at the first line and numbers
+		// it 0; a negative offset is the default, 1.
+		if o >= 0 {
+			c.start = o
+		}
 	}
 	if in.Limit != nil {
 		l, ok := whole(*in.Limit)
-		if !ok || l < 1 {
-			return nil, tool.InvalidInputf("limit must be a number of lines of at least 1, got %v.", *in.Limit)
+		if !ok {
+			return nil, tool.InvalidInputf("limit must be a number of lines, got %v.", *in.Limit)
 		}
-		c.limit, c.limitGiven = l, true
+		// A limit of 0 or less reads to the end, as in Claude Code.
+		if l > 0 {
+			c.limit, c.limitGiven = l, true
+		}
 	}
 	if in.Pages != nil {
 		sel, err := parsePages(*in.Pages)
@@ -169,8 +167,11 @@ type call struct {
 	path  string
 	start int // first line to show, 1-based
 	limit int
-	// limitGiven tells the note on a partial view which limit stopped it.
+	// limitGiven says a limit was given: only then may a file over the
+	// size limit be read.
 	limitGiven bool
+	// allowLarge lifts the size limit of a text file read whole.
+	allowLarge bool
 	// pages is the PDF page selection; nil when none was given.
 	pages pageSet
 }

@@ -33,7 +33,7 @@ func numbered(from, to int) string {
 		if i > from {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%6d\tline %d", i, i)
+		fmt.Fprintf(&b, "%d\tline %d", i, i)
 	}
 	return b.String()
 }
@@ -47,7 +47,7 @@ func lines(n int) string {
 }
 
 func TestReadText(t *testing.T) {
-	long := strings.Repeat("x", 2000)
+	long := strings.Repeat("x", 5000)
 	tests := []struct {
 		name    string
 		content string
@@ -56,43 +56,38 @@ func TestReadText(t *testing.T) {
 		want    string
 		trunc   bool
 	}{
-		{name: "whole file", content: "a\nb\nc\n", want: "     1\ta\n     2\tb\n     3\tc"},
-		{name: "no final newline", content: "a\nb", want: "     1\ta\n     2\tb"},
-		{name: "one empty line", content: "\n", want: "     1\t"},
-		{name: "blank lines kept", content: "a\n\n\nb\n", want: "     1\ta\n     2\t\n     3\t\n     4\tb"},
-		{name: "CRLF", content: "a\r\nb\r\n", want: "     1\ta\n     2\tb"},
-		{name: "tabs", content: "\tx\n", want: "     1\t\tx"},
+		{name: "whole file", content: "a\nb\nc\n", want: "1\ta\n2\tb\n3\tc\n4\t"},
+		{name: "no final newline", content: "a\nb", want: "1\ta\n2\tb"},
+		{name: "one empty line", content: "\n", want: "1\t\n2\t"},
+		{name: "blank lines kept", content: "a\n\n\nb\n", want: "1\ta\n2\t\n3\t\n4\tb\n5\t"},
+		{name: "CRLF", content: "a\r\nb\r\n", want: "1\ta\n2\tb\n3\t"},
+		{name: "lone CR kept, final CR dropped", content: "one\rtwo\r", want: "1\tone\rtwo"},
+		{name: "byte-order mark dropped", content: "\ufeffhi\n", want: "1\thi\n2\t"},
+		{name: "tabs", content: "\tx\n", want: "1\t\tx\n2\t"},
 		{name: "empty file", content: "", want: emptyNotice},
-		{name: "empty file with offset", content: "", in: map[string]any{"offset": 5}, want: emptyNotice},
-		{name: "offset past end", content: "a\nb\n", in: map[string]any{"offset": 3},
-			want: "<system-reminder>Warning: the file exists but is shorter than the provided offset (3). The file has 2 lines.</system-reminder>"},
-		{name: "offset zero is the first line", content: lines(3), in: map[string]any{"offset": 0}, want: numbered(1, 3)},
-		{name: "offset one", content: lines(3), in: map[string]any{"offset": 1}, want: numbered(1, 3)},
-		{name: "offset to the end", content: lines(5), in: map[string]any{"offset": 4}, want: numbered(4, 5)},
-		{name: "offset written as a float", content: lines(5), in: map[string]any{"offset": 4.0}, want: numbered(4, 5)},
-		{name: "offset and limit", content: lines(10), in: map[string]any{"offset": 3, "limit": 2}, trunc: true,
-			want: numbered(3, 4) + "\n\n[Showing lines 3-4 of 10 (limit=2). To read further, call Read with offset=5.]"},
-		{name: "limit reaching the end exactly", content: lines(4), in: map[string]any{"limit": 4}, want: numbered(1, 4)},
-		{name: "limit larger than the file", content: lines(4), in: map[string]any{"limit": 100}, want: numbered(1, 4)},
-		{name: "default 2000 lines", content: lines(2500), trunc: true,
-			want: numbered(1, 2000) + "\n\n[Showing lines 1-2000 of 2500 (without a limit, Read returns at most 2000 lines). To read further, call Read with offset=2001.]"},
-		{name: "last line without newline counted", content: lines(3) + "line 4", in: map[string]any{"limit": 1}, trunc: true,
-			want: numbered(1, 1) + "\n\n[Showing lines 1-1 of 4 (limit=1). To read further, call Read with offset=2.]"},
-		{name: "long line cut", content: long + "tail\nnext\n", want: "     1\t" + long + "... [line truncated]\n     2\tnext"},
-		{name: "line longer than the buffer cut", content: "a\n" + strings.Repeat("y", 200_000) + "\nlast", in: map[string]any{"offset": 2},
-			want: "     2\t" + strings.Repeat("y", 2000) + "... [line truncated]\n     3\tlast"},
-		{name: "unterminated huge last line", content: "a\n" + strings.Repeat("z", 150_000), in: map[string]any{"offset": 2},
-			want: "     2\t" + strings.Repeat("z", 2000) + "... [line truncated]"},
-		{name: "invalid UTF-8 past the sniffed part", content: strings.Repeat("ok\n", 4000) + "bad \xff\n", in: map[string]any{"offset": 4001},
-			want: "  4001\tbad \uFFFD"},
-		{name: "output cap", content: lines(100), opts: Options{MaxOutputBytes: 100}, trunc: true,
-			want: numbered(1, 7) + "\n\n[Showing lines 1-7 of 100 (one result holds at most 100 bytes). To read further, call Read with offset=8.]"},
-		{name: "output cap keeps at least one line", content: long + "\nb\n", opts: Options{MaxOutputBytes: 10}, trunc: true,
-			want: "     1\t" + long + "\n\n[Showing lines 1-1 of 2 (one result holds at most 10 bytes). To read further, call Read with offset=2.]"},
-		{name: "line count bounded", content: lines(100_000), in: map[string]any{"limit": 2}, opts: Options{CountBudgetBytes: 1000}, trunc: true,
-			// 3 lines consumed, then 1000 bytes: lines 4-9 (7 bytes each),
-			// 10-99 (8 bytes) and 27 lines of 9 bytes.
-			want: numbered(1, 2) + "\n\n[Showing lines 1-2 of at least 126 (limit=2). To read further, call Read with offset=3.]"},
+		{name: "empty file with offset", content: "", in: map[string]any{"offset": 5},
+			want: "<system-reminder>Warning: the file exists but is shorter than the provided offset (5). The file has 1 lines.</system-reminder>"},
+		{name: "offset past end", content: "a\nb\n", in: map[string]any{"offset": 4},
+			want: "<system-reminder>Warning: the file exists but is shorter than the provided offset (4). The file has 3 lines.</system-reminder>"},
+		{name: "offset on the empty last line", content: "a\nb\n", in: map[string]any{"offset": 3}, want: "3\t"},
+		{name: "offset zero numbers from 0", content: lines(3), in: map[string]any{"offset": 0, "limit": 2}, want: "0\tline 1\n1\tline 2"},
+		{name: "negative offset is the first line", content: "a\n", in: map[string]any{"offset": -3}, want: "1\ta\n2\t"},
+		{name: "offset one", content: lines(3), in: map[string]any{"offset": 1}, want: numbered(1, 3) + "\n4\t"},
+		{name: "offset to the end", content: lines(5), in: map[string]any{"offset": 4}, want: numbered(4, 5) + "\n6\t"},
+		{name: "offset written as a float", content: lines(5), in: map[string]any{"offset": 4.0}, want: numbered(4, 5) + "\n6\t"},
+		{name: "offset and limit, no note", content: lines(10), in: map[string]any{"offset": 3, "limit": 2}, want: numbered(3, 4)},
+		{name: "limit zero reads all", content: "a\n", in: map[string]any{"limit": 0}, want: "1\ta\n2\t"},
+		{name: "negative limit reads all", content: "a\n", in: map[string]any{"limit": -1}, want: "1\ta\n2\t"},
+		{name: "limit larger than the file", content: lines(4), in: map[string]any{"limit": 100}, want: numbered(1, 4) + "\n5\t"},
+		{name: "no line limit", content: lines(2500), want: numbered(1, 2500) + "\n2501\t"},
+		{name: "long line whole", content: long + "\nnext", want: "1\t" + long + "\n2\tnext"},
+		{name: "line longer than the buffer", content: "a\n" + strings.Repeat("y", 200_000) + "\nlast", in: map[string]any{"offset": 2},
+			want: "2\t" + strings.Repeat("y", 200_000) + "\n3\tlast"},
+		{name: "not UTF-8 shown with a note", content: "caf\xe9\n", want: "1\tcaf\uFFFD\n2\t\n\n[This file is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary. Its undecodable bytes show above as U+FFFD. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"},
+		{name: "invalid UTF-8 far in, outside the lines shown", content: strings.Repeat("ok\n", 4000) + "bad \xff\n", in: map[string]any{"limit": 1},
+			want: "1\tok\n\n[This file is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary. Its undecodable bytes show above as U+FFFD. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"},
+		{name: "a truncated sequence is one replacement", content: "a\xe2\x82b", want: "1\ta\uFFFDb\n\n[This file is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary. Its undecodable bytes show above as U+FFFD. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"},
+		{name: "NUL shown with a note", content: "ab\x00cd\n", want: "1\tab\x00cd\n2\t\n\n[This file has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,9 +106,6 @@ func TestReadText(t *testing.T) {
 			}
 			if res.IsError {
 				t.Errorf("IsError set")
-			}
-			if got, _ := res.Meta["truncated"].(bool); got != tc.trunc {
-				t.Errorf("meta truncated = %v, want %v", got, tc.trunc)
 			}
 			assertStamp(t, st, p)
 		})
@@ -152,7 +144,7 @@ func TestReadRelativePathAndSymlinkInside(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := tooltest.Text(res); got != "     1\tpackage x" {
+			if got := tooltest.Text(res); got != "1\tpackage x\n2\t" {
 				t.Fatalf("text = %q", got)
 			}
 			// Every spelling is keyed by the real file, where Edit looks.
@@ -181,7 +173,7 @@ func TestReadAdditionalDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Read %s: %v", path, err)
 		}
-		if got := tooltest.Text(res); got != "     1\t- one\n     2\t- two" {
+		if got := tooltest.Text(res); got != "1\t- one\n2\t- two\n3\t" {
 			t.Fatalf("Read %s = %q", path, got)
 		}
 		assertStamp(t, st, p)
@@ -194,7 +186,7 @@ func TestReadErrors(t *testing.T) {
 	put(t, ws, "dir/README.md", "x")
 	put(t, ws, "dir/main.tsx", "x")
 	put(t, ws, "bin.dat", "ELF\x00\x01\x02")
-	put(t, ws, "latin1.txt", "caf\xe9\n")
+	put(t, ws, "big.txt", strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 4500))
 	put(t, ws, "late-nul.txt", strings.Repeat("abcdefgh\n", 1000)+"\x00")
 	if err := syscall.Mkfifo(filepath.Join(ws, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
@@ -207,22 +199,24 @@ func TestReadErrors(t *testing.T) {
 		want string
 		kind tool.ErrorKind
 	}{
-		{name: "missing", path: ws + "/nope.txt", kind: tool.KindFailed,
-			want: "File does not exist: " + ws + "/nope.txt. The current working directory is " + ws + "."},
-		{name: "missing in a missing directory", path: ws + "/no/such/file", kind: tool.KindFailed,
-			want: "File does not exist: " + ws + "/no/such/file. The current working directory is " + ws + "."},
-		{name: "missing, other case exists", path: ws + "/dir/readme.md", kind: tool.KindFailed,
-			want: "File does not exist: " + ws + "/dir/readme.md. Did you mean " + ws + "/dir/README.md?"},
-		{name: "missing, other extension exists", path: ws + "/dir/main.ts", kind: tool.KindFailed,
-			want: "File does not exist: " + ws + "/dir/main.ts. Did you mean " + ws + "/dir/main.tsx?"},
-		{name: "directory", path: ws + "/dir", kind: tool.KindFailed,
-			want: ws + "/dir is a directory, not a file. Use Glob to find files in it, or ls through Bash to list it."},
-		{name: "workspace root", path: ws, kind: tool.KindFailed,
-			want: ws + " is a directory, not a file. Use Glob to find files in it, or ls through Bash to list it."},
-		{name: "binary", path: ws + "/bin.dat", kind: tool.KindFailed,
-			want: "Cannot read " + ws + "/bin.dat: it is a binary file (application/octet-stream) and cannot be shown as text. Use Bash (for example file, xxd or strings) to inspect it."},
-		{name: "not UTF-8", path: ws + "/latin1.txt", kind: tool.KindFailed,
-			want: "Cannot read " + ws + "/latin1.txt: it is not UTF-8 text. It may be binary, or text in another encoding such as Latin-1 (convert it with iconv through Bash)."},
+		{name: "missing", path: ws + "/nope.txt", kind: tool.KindNotFound,
+			want: "File does not exist. Note: your current working directory is " + ws + "."},
+		{name: "missing in a missing directory", path: ws + "/no/such/file", kind: tool.KindNotFound,
+			want: "File does not exist. Note: your current working directory is " + ws + "."},
+		{name: "missing, other case exists: no suggestion", path: ws + "/dir/readme.md", kind: tool.KindNotFound,
+			want: "File does not exist. Note: your current working directory is " + ws + "."},
+		{name: "missing, other extension exists", path: ws + "/dir/main.ts", kind: tool.KindNotFound,
+			want: "File does not exist. Note: your current working directory is " + ws + ". Did you mean main.tsx?"},
+		{name: "directory", path: ws + "/dir", kind: tool.KindWrongType,
+			want: "EISDIR: illegal operation on a directory, read '" + ws + "/dir'"},
+		{name: "workspace root", path: ws, kind: tool.KindWrongType,
+			want: "EISDIR: illegal operation on a directory, read '" + ws + "'"},
+		{name: "binary by its extension", path: ws + "/bin.dat", kind: tool.KindFailed,
+			want: "This tool cannot read binary files. The file appears to be a binary .dat file. Use a skill for this file type if one is available, or a shell command or script that can read the format."},
+		{name: "binary even when missing", path: ws + "/gone.EXE", kind: tool.KindFailed,
+			want: "This tool cannot read binary files. The file appears to be a binary .exe file. Use a skill for this file type if one is available, or a shell command or script that can read the format."},
+		{name: "over 256KB", path: ws + "/big.txt", kind: tool.KindFailed,
+			want: "File content (281.3KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."},
 		{name: "fifo not opened", path: ws + "/fifo", kind: tool.KindFailed,
 			want: ws + "/fifo is not a regular file (p---------); only regular files can be read."},
 		{name: "symlink loop", path: ws + "/loop-a", kind: tool.KindFailed,
@@ -249,7 +243,7 @@ func TestReadErrors(t *testing.T) {
 	// A NUL past the sniffed part is not caught up front; the line is
 	// shown with the byte as it is, which protobuf accepts.
 	res, err := tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": ws + "/late-nul.txt"})
-	if err != nil || !strings.HasSuffix(tooltest.Text(res), "\x00") {
+	if err != nil || !strings.HasSuffix(tooltest.Text(res), "\x00") || strings.Contains(tooltest.Text(res), "[This file") {
 		t.Fatalf("late NUL: %v", err)
 	}
 }
@@ -270,8 +264,8 @@ func TestReadImages(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env, st, _ := tooltest.Env(t)
-			// The extension is deliberately wrong: content decides.
-			p := put(t, env.Cwd, "picture.txt", tc.content)
+			// Without an extension, the content decides, as in Claude Code.
+			p := put(t, env.Cwd, "picture", tc.content)
 			res, err := tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": p})
 			if err != nil {
 				t.Fatal(err)
@@ -298,21 +292,39 @@ func TestReadImages(t *testing.T) {
 	})
 }
 
-func TestReadLargeFileIsLazy(t *testing.T) {
+func TestReadLargeFileWithLimit(t *testing.T) {
 	env, _, _ := tooltest.Env(t)
-	// 8 MiB of 64-byte lines; only 10 are shown and 64 KiB more counted.
+	// 8 MiB of 64-byte lines: over the size limit, so only offset and
+	// limit read it; the lines chosen may hold at most 3.1MB.
 	var b strings.Builder
 	for b.Len() < 8<<20 {
 		b.WriteString("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n")
 	}
 	p := put(t, env.Cwd, "huge.log", b.String())
-	res, err := tooltest.Run(t, New(Options{CountBudgetBytes: 64 << 10}), env, map[string]any{"file_path": p, "limit": 10})
+	res, err := tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": p, "offset": 3, "limit": 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := tooltest.Text(res)
-	if !strings.Contains(got, "[Showing lines 1-10 of at least 1035 (limit=10).") {
-		t.Fatalf("note missing or wrong:\n%s", got[strings.LastIndexByte(got, '\n')+1:])
+	const row = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde"
+	if got := tooltest.Text(res); got != "3\t"+row+"\n4\t"+row {
+		t.Fatalf("got %q", got)
+	}
+	_, err = tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": p, "limit": 100_000})
+	var te *tool.Error
+	if !errors.As(err, &te) || te.Msg != "The requested line range contains over 3.1MB of text, more than a read can return. Use a smaller limit \u2014 or, if a single line is this large, no limit will fit it: search for specific content instead. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file." {
+		t.Fatalf("large range: %v", err)
+	}
+	res, err = tooltest.Run(t, New(Options{}), env, map[string]any{"file_path": p, "allow_large": true})
+	if err != nil || !strings.HasSuffix(tooltest.Text(res), "\n131073\t") {
+		t.Fatalf("allow_large: %v", err)
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{12: "12 bytes", 1024: "1KB", 288000: "281.3KB", 262144: "256KB", 3200000: "3.1MB", 5 << 30: "5GB"} {
+		if got := formatSize(n); got != want {
+			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
 
@@ -324,14 +336,14 @@ func TestParse(t *testing.T) {
 		start int
 		limit int
 	}{
-		{name: "path only", input: `{"file_path":"/ws/a"}`, start: 1, limit: 2000},
+		{name: "path only", input: `{"file_path":"/ws/a"}`, start: 1},
 		{name: "offset and limit", input: `{"file_path":"/ws/a","offset":7,"limit":3}`, start: 7, limit: 3},
-		{name: "offset zero", input: `{"file_path":"/ws/a","offset":0}`, start: 1, limit: 2000},
+		{name: "offset zero", input: `{"file_path":"/ws/a","offset":0}`, start: 0},
+		{name: "negative offset", input: `{"file_path":"/ws/a","offset":-1}`, start: 1},
+		{name: "zero limit", input: `{"file_path":"/ws/a","limit":0}`, start: 1},
 		{name: "integral float", input: `{"file_path":"/ws/a","offset":7.0,"limit":3.0}`, start: 7, limit: 3},
 		{name: "empty path", input: `{"file_path":""}`, want: "file_path is empty: give the absolute path of the file to read."},
-		{name: "negative offset", input: `{"file_path":"/ws/a","offset":-1}`, want: "offset must be a line number (1 for the first line), got -1."},
 		{name: "fractional offset", input: `{"file_path":"/ws/a","offset":1.5}`, want: "offset must be a line number (1 for the first line), got 1.5."},
-		{name: "zero limit", input: `{"file_path":"/ws/a","limit":0}`, want: "limit must be a number of lines of at least 1, got 0."},
 		{name: "not an object", input: `[]`, want: "Invalid input for Read: json: cannot unmarshal array into Go value of type read.input"},
 	}
 	for _, tc := range tests {

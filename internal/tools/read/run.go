@@ -28,6 +28,10 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Claude Code refuses a binary file by its name, before looking at it.
+	if ext := binaryExt(t.Given.Abs); ext != "" {
+		return nil, tool.Failf("This tool cannot read binary files. The file appears to be a binary %s file. Use a skill for this file type if one is available, or a shell command or script that can read the format.", ext)
+	}
 	// Stat before opening: opening a FIFO would block, a directory is an
 	// error of its own.
 	fi, err := t.Real.Stat()
@@ -38,7 +42,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, filestate.AccessError(t.Given.Abs, err)
 	}
 	if fi.IsDir() {
-		return nil, tool.Failf("%s is a directory, not a file. Use Glob to find files in it, or ls through Bash to list it.", t.Given.Abs)
+		return nil, tool.Errorf(tool.KindWrongType, "EISDIR: illegal operation on a directory, read '%s'", t.Given.Abs)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, tool.Failf("%s is not a regular file (%s); only regular files can be read.", t.Given.Abs, fi.Mode().Type())
@@ -85,11 +89,13 @@ func bufferSize(size int64) int {
 // read dispatches on what the file holds: the content decides for images
 // and PDFs, the name for notebooks (JSON says nothing of what it holds).
 func (c *call) read(ctx context.Context, t filestate.Target, fi fs.FileInfo, br *bufio.Reader, head []byte, whole bool) (*tool.Result, error) {
-	mediaType := imageType(head)
-	pdf := mediaType == "" && isPDF(head, named(t, ".pdf"))
-	if c.pages != nil && !pdf {
-		return nil, tool.InvalidInputf("pages applies to PDF files only, and %s is not a PDF. To read part of a text file, use offset and limit.", t.Given.Abs)
+	// As in Claude Code, the name decides: an image extension (or none,
+	// and an image's signature), .pdf, .ipynb.
+	mediaType := ""
+	if imageExt(t.Given.Abs) || filepath.Ext(t.Given.Abs) == "" {
+		mediaType = imageType(head)
 	}
+	pdf := mediaType == "" && named(t, ".pdf")
 	switch {
 	case mediaType != "":
 		return c.image(ctx, t, fi, br, mediaType)
@@ -98,10 +104,7 @@ func (c *call) read(ctx context.Context, t filestate.Target, fi fs.FileInfo, br 
 	case named(t, ".ipynb"):
 		return c.notebook(ctx, t, fi, br)
 	}
-	if err := checkText(t.Given.Abs, head, whole); err != nil {
-		return nil, err
-	}
-	res, err := c.text(ctx, br)
+	res, err := c.text(ctx, br, fi.Size())
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
 	}

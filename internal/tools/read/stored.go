@@ -27,5 +27,5 @@ func (c *call) stored(ctx context.Context, env *tool.Env, id string) (*tool.Resu
 	if !ok {
 		return nil, tool.Failf("No stored result %s in this session: the handle is wrong, or the result was dropped with its session.", c.path)
 	}
-	return c.text(ctx, bufio.NewReaderSize(bytes.NewReader(data), bufferSize(int64(len(data)))))
+	return c.text(ctx, bufio.NewReaderSize(bytes.NewReader(data), bufferSize(int64(len(data)))), int64(len(data)))
 }

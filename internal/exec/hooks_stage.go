@@ -81,11 +81,7 @@ func (e *Engine) PreToolHooks(s *schemas) Interceptor {
 			return nil, tool.Errorf(tool.KindPermissionDenied, "The PreToolUse hooks could not be run, so the call to %s was blocked: %v", c.ToolName(), err)
 		}
 		if out.Decision == hooks.Deny {
-			msg := "Permission to use " + c.ToolName() + " was denied by a PreToolUse hook"
-			if out.Reason != "" {
-				msg += ": " + out.Reason
-			}
-			return hookMeta(tool.ErrorResult(tool.KindPermissionDenied, msg), out.Common), nil
+			return hookMeta(tool.ErrorResult(tool.KindPermissionDenied, preHookDenyText(c.ToolName(), out)), out.Common), nil
 		}
 		if out.UpdatedInput != nil {
 			if err := s.reprepare(c, out.UpdatedInput, hooks.PreToolUse); err != nil {
@@ -159,7 +155,8 @@ func (e *Engine) withHooks(ctx context.Context, c *Call, d policy.Decider, dec p
 		if dec.Behavior != policy.Allow {
 			return dec
 		}
-		out := policy.Decision{Behavior: policy.Ask, Reason: "a PreToolUse hook asks for approval" + suffix(v.reason), Source: "hook", Parts: dec.Parts, Warnings: dec.Warnings}
+		out := policy.Decision{Behavior: policy.Ask, Reason: "a PreToolUse hook asks for approval" + suffix(v.reason), Source: "hook", Parts: dec.Parts, Warnings: dec.Warnings,
+			Message: hookAskText(c.ToolName(), v.reason)}
 		if c.Session.Mode == "dontAsk" {
 			out.Behavior = policy.Deny
 			out.Reason += " (dontAsk mode denies whatever would ask)"
@@ -222,7 +219,7 @@ func (e *Engine) permissionHooks(ctx context.Context, c *Call, dec *policy.Decis
 			}
 			switch again.Behavior {
 			case policy.Deny:
-				return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: %s", c.ToolName(), again.Reason), true
+				return nil, tool.Errorf(tool.KindPermissionDenied, "%s", refusalOf(c, e.cwd(c)).denyText(again)), true
 			case policy.Ask:
 				*dec = again
 				return nil, nil, false

@@ -55,6 +55,7 @@ func (r *Runner) PreToolUse(ctx context.Context, te ToolEvent) (PreOutcome, erro
 		case v.failed:
 		case v.blocking:
 			vt.d, vt.reason = Deny, v.report.Message
+			o.Blocking = append(o.Blocking, Blocking{Hook: v.report.Hook, Stderr: v.stderr})
 		default:
 			vt.d, vt.reason = preDecision(v.out)
 			if s := v.out.spec(); s != nil && present(s.UpdatedInput) && vt.d != Deny {

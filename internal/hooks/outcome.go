@@ -130,6 +130,15 @@ type PreOutcome struct {
 	UpdatedInput json.RawMessage
 	// AdditionalContext is text for the model, to put next to the result.
 	AdditionalContext []string
+	// Blocking lists the hooks that exited 2, in configuration order,
+	// with their stderr as written (Claude Code quotes it to the model).
+	Blocking []Blocking
+}
+
+// Blocking is one hook that blocked a call by exiting 2.
+type Blocking struct {
+	Hook   string
+	Stderr string
 }
 
 // PermissionOutcome is what PermissionRequest hooks decided.

@@ -107,7 +107,7 @@ func (e *Engine) PreToolHooks(s *schemas) Interceptor {
 		} else if res == nil {
 			return nil, nil
 		}
-		appendContext(res, "PreToolUse hook additional context", out.AdditionalContext)
+		addContext(res, "PreToolUse:"+c.ToolName()+" hook additional context: ", out.AdditionalContext)
 		return hookMeta(res, out.Common), nil
 	}
 }
@@ -373,8 +373,22 @@ func (e *Engine) PostToolHooks() Interceptor {
 		if !res.IsError {
 			replaceOutput(c, res, out, e.cfg.Logger)
 		}
-		appendContext(res, "PostToolUse hook feedback", out.Feedback)
-		appendContext(res, "PostToolUse hook additional context", out.AdditionalContext)
+		ev := hooks.PostToolUse
+		if res.IsError {
+			ev = hooks.PostToolUseFailure
+		}
+		for _, f := range out.Blocks {
+			text := f.Reason
+			if f.Stderr != nil {
+				stderr := *f.Stderr
+				if strings.TrimSpace(stderr) == "" {
+					stderr = "No stderr output"
+				}
+				text = "[" + f.Hook + "]: " + stderr
+			}
+			res.ModelContext = append(res.ModelContext, fmt.Sprintf("%s:%s hook blocking error from command: \"%s\": %s", ev, c.ToolName(), f.Hook, text))
+		}
+		addContext(res, string(ev)+":"+c.ToolName()+" hook additional context: ", out.AdditionalContext)
 		return hookMeta(res, out.Common), nil
 	}
 }
@@ -488,11 +502,12 @@ func outputText(toolName string, raw json.RawMessage) (string, bool) {
 	return "", false
 }
 
-// appendContext adds one text block per item, labelled for the model.
-func appendContext(r *tool.Result, label string, items []string) {
+// addContext adds one text per item to what the model reads outside the
+// result, labelled as Claude Code labels it.
+func addContext(r *tool.Result, label string, items []string) {
 	for _, s := range items {
-		if s = strings.TrimSpace(s); s != "" {
-			r.Content = append(r.Content, tool.Block{Type: tool.BlockText, Text: label + ": " + s})
+		if s != "" {
+			r.ModelContext = append(r.ModelContext, label+s)
 		}
 	}
 }

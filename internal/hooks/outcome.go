@@ -135,6 +135,14 @@ type PreOutcome struct {
 	Blocking []Blocking
 }
 
+// PostBlock is one post-call hook's blocking feedback: exit 2 (Stderr
+// set, as written) or "decision": "block" (Reason).
+type PostBlock struct {
+	Hook   string
+	Reason string
+	Stderr *string
+}
+
 // Blocking is one hook that blocked a call by exiting 2.
 type Blocking struct {
 	Hook   string
@@ -165,6 +173,9 @@ type PostOutcome struct {
 	// "decision": "block" and the stderr of exit 2. The tool has run; the
 	// result stands.
 	Feedback []string
+	// Blocks are the same feedback hook by hook, in configuration order,
+	// as Claude Code quotes it to the model.
+	Blocks []PostBlock
 	// AdditionalContext is text for the model next to the result.
 	AdditionalContext []string
 	// UpdatedToolOutput replaces what the model sees of a successful call

@@ -105,6 +105,11 @@ func (r refusal) askText(dec policy.Decision, byRule bool) string {
 	if dec.Message != "" {
 		return dec.Message
 	}
+	if toolWide(dec.Rule, r.tool) {
+		// An ask rule for the whole tool: the text names the tool, not
+		// the path.
+		return refusal{tool: r.tool}.notGranted()
+	}
 	return r.notGranted()
 }
 

@@ -101,6 +101,10 @@ func TestAskText(t *testing.T) {
 			"Claude requested permissions to read from /h/n, but you haven't granted it yet."},
 		{"plan mode ask rule", refusal{tool: "Bash", mode: "plan", command: "ls"}, policy.Decision{Behavior: policy.Ask, Parts: []policy.Part{{Command: "ls", Behavior: policy.Ask, Rule: "Bash(ls:*)"}}},
 			"Claude requested permissions to use Bash, but you haven't granted it yet."},
+		{"a whole-tool ask rule names the tool", refusal{tool: "Read", mode: "default", path: "/w/a"}, policy.Decision{Behavior: policy.Ask, Rule: "Read", Source: "cliArg"},
+			"Claude requested permissions to use Read, but you haven't granted it yet."},
+		{"a path ask rule names the path", refusal{tool: "Write", mode: "acceptEdits", path: "/w/cfg/x"}, policy.Decision{Behavior: policy.Ask, Rule: "Edit(./cfg/**)", Source: "cliArg"},
+			"Claude requested permissions to write to /w/cfg/x, but you haven't granted it yet."},
 		{"a hook's ask", refusal{tool: "Read", mode: "plan", path: "/w/a"}, hook, "check this"},
 	}
 	for _, tc := range cases {

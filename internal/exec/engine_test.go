@@ -203,7 +203,7 @@ func TestPolicyDenyStopsTheCall(t *testing.T) {
 	}})
 	sink := h.exec(t, call("a", "W", map[string]any{"text": "x"}))
 	r := sink.results()["a"]
-	if ran || r.Kind != tool.KindPermissionDenied || r.Content[0].Text != "Permission to use W was denied: no" {
+	if ran || r.Kind != tool.KindPermissionDenied || r.Content[0].Text != "Permission to use W has been denied." {
 		t.Fatalf("ran=%v result=%+v", ran, r)
 	}
 	if got := strings.Join(sink.kinds("a"), ","); got != "result" {

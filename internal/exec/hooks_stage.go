@@ -81,11 +81,7 @@ func (e *Engine) PreToolHooks(s *schemas) Interceptor {
 			return nil, tool.Errorf(tool.KindPermissionDenied, "The PreToolUse hooks could not be run, so the call to %s was blocked: %v", c.ToolName(), err)
 		}
 		if out.Decision == hooks.Deny {
-			msg := "Permission to use " + c.ToolName() + " was denied by a PreToolUse hook"
-			if out.Reason != "" {
-				msg += ": " + out.Reason
-			}
-			return hookMeta(tool.ErrorResult(tool.KindPermissionDenied, msg), out.Common), nil
+			return hookMeta(tool.ErrorResult(tool.KindPermissionDenied, preHookDenyText(c.ToolName(), out)), out.Common), nil
 		}
 		if out.UpdatedInput != nil {
 			if err := s.reprepare(c, out.UpdatedInput, hooks.PreToolUse); err != nil {
@@ -111,7 +107,7 @@ func (e *Engine) PreToolHooks(s *schemas) Interceptor {
 		} else if res == nil {
 			return nil, nil
 		}
-		appendContext(res, "PreToolUse hook additional context", out.AdditionalContext)
+		addContext(res, "PreToolUse:"+c.ToolName()+" hook additional context: ", out.AdditionalContext)
 		return hookMeta(res, out.Common), nil
 	}
 }
@@ -159,7 +155,8 @@ func (e *Engine) withHooks(ctx context.Context, c *Call, d policy.Decider, dec p
 		if dec.Behavior != policy.Allow {
 			return dec
 		}
-		out := policy.Decision{Behavior: policy.Ask, Reason: "a PreToolUse hook asks for approval" + suffix(v.reason), Source: "hook", Parts: dec.Parts, Warnings: dec.Warnings}
+		out := policy.Decision{Behavior: policy.Ask, Reason: "a PreToolUse hook asks for approval" + suffix(v.reason), Source: "hook", Parts: dec.Parts, Warnings: dec.Warnings,
+			Message: hookAskText(c.ToolName(), v.reason)}
 		if c.Session.Mode == "dontAsk" {
 			out.Behavior = policy.Deny
 			out.Reason += " (dontAsk mode denies whatever would ask)"
@@ -222,7 +219,7 @@ func (e *Engine) permissionHooks(ctx context.Context, c *Call, dec *policy.Decis
 			}
 			switch again.Behavior {
 			case policy.Deny:
-				return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: %s", c.ToolName(), again.Reason), true
+				return nil, tool.Errorf(tool.KindPermissionDenied, "%s", refusalOf(c, e.cwd(c)).denyText(again)), true
 			case policy.Ask:
 				*dec = again
 				return nil, nil, false
@@ -376,8 +373,22 @@ func (e *Engine) PostToolHooks() Interceptor {
 		if !res.IsError {
 			replaceOutput(c, res, out, e.cfg.Logger)
 		}
-		appendContext(res, "PostToolUse hook feedback", out.Feedback)
-		appendContext(res, "PostToolUse hook additional context", out.AdditionalContext)
+		ev := hooks.PostToolUse
+		if res.IsError {
+			ev = hooks.PostToolUseFailure
+		}
+		for _, f := range out.Blocks {
+			text := f.Reason
+			if f.Stderr != nil {
+				stderr := *f.Stderr
+				if strings.TrimSpace(stderr) == "" {
+					stderr = "No stderr output"
+				}
+				text = "[" + f.Hook + "]: " + stderr
+			}
+			res.ModelContext = append(res.ModelContext, fmt.Sprintf("%s:%s hook blocking error from command: \"%s\": %s", ev, c.ToolName(), f.Hook, text))
+		}
+		addContext(res, string(ev)+":"+c.ToolName()+" hook additional context: ", out.AdditionalContext)
 		return hookMeta(res, out.Common), nil
 	}
 }
@@ -491,11 +502,12 @@ func outputText(toolName string, raw json.RawMessage) (string, bool) {
 	return "", false
 }
 
-// appendContext adds one text block per item, labelled for the model.
-func appendContext(r *tool.Result, label string, items []string) {
+// addContext adds one text per item to what the model reads outside the
+// result, labelled as Claude Code labels it.
+func addContext(r *tool.Result, label string, items []string) {
 	for _, s := range items {
-		if s = strings.TrimSpace(s); s != "" {
-			r.Content = append(r.Content, tool.Block{Type: tool.BlockText, Text: label + ": " + s})
+		if s != "" {
+			r.ModelContext = append(r.ModelContext, label+s)
 		}
 	}
 }

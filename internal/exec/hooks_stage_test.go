@@ -243,7 +243,7 @@ func TestUpdatedInputIsJudgedByTheRules(t *testing.T) {
 	}, func(s *store.Session) { s.Deny = []string{"Bash(touch *)"} })
 	sink := h.run(t, false, bashCall("a", "echo harmless"), bashCall("b", "echo original"))
 	r := sink.result("a")
-	if r == nil || r.Kind != tool.KindPermissionDenied || !strings.Contains(text(r), "Bash(touch *)") {
+	if r == nil || r.Kind != tool.KindPermissionDenied || text(r) != "Permission to use Bash with command touch forbidden has been denied." {
 		t.Fatalf("rewritten into a denied command: %+v", r)
 	}
 	if exists(h.dir, "forbidden") {
@@ -358,7 +358,7 @@ echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext
 	}, nil)
 	sink := h.run(t, false, bashCall("ok", "echo hello-out"), bashCall("bad", "echo broken >&2; exit 3"))
 	r := sink.result("ok")
-	if r == nil || r.IsError || !strings.Contains(text(r), "hello-out") || !strings.Contains(text(r), "remember to run the tests") {
+	if r == nil || r.IsError || text(r) != "hello-out" || strings.Join(r.ModelContext, "|") != "PostToolUse:Bash hook additional context: remember to run the tests" {
 		t.Fatalf("result: %+v", r)
 	}
 	var in struct {
@@ -374,7 +374,8 @@ echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext
 		in.ToolUseID != "ok" || !strings.Contains(in.ToolResponse.Stdout, "hello-out") {
 		t.Fatalf("PostToolUse input %s: %v", data, err)
 	}
-	if r := sink.result("bad"); r == nil || !r.IsError || !strings.Contains(text(r), "the command failed: ") || !strings.Contains(text(r), "broken") {
+	if r := sink.result("bad"); r == nil || !r.IsError || len(r.ModelContext) != 1 ||
+		!strings.HasPrefix(r.ModelContext[0], "PostToolUseFailure:Bash hook additional context: the command failed: ") || !strings.Contains(r.ModelContext[0], "broken") {
 		t.Fatalf("failed call: %+v", r)
 	}
 	if runs := sink.hookRuns("bad"); len(runs) != 1 || runs[0].Event != "PostToolUseFailure" {

@@ -77,12 +77,14 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 			return nil, err
 		}
 		dec = e.withHooks(pctx, c, d, dec)
+		asked, limited := dec, false
 		if dec.Behavior == policy.Ask {
 			if c.unclaimed {
 				st.End(pctx, "")
 				return nil, errNeedsClaim
 			}
 			dec = e.denialLimit(pctx, c, dec)
+			limited = dec.Behavior != policy.Ask
 		}
 		c.Sink.Emit(Event{ToolUseID: c.ToolUseID, Decision: &dec})
 		e.decided(pctx, st, c, dec, nil)
@@ -92,9 +94,38 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 		case policy.Ask:
 			return e.ask(ctx, c, dec, next)
 		default:
-			return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: %s", c.ToolName(), dec.Reason)
+			r := refusalOf(c, e.cwd(c))
+			var text string
+			switch {
+			case limited:
+				// Denied without asking: the model reads what an ask
+				// nobody granted reads (Claude Code's denial tracking
+				// changes no text).
+				text = r.askText(asked, askedByRule(asked))
+			case e.askedInDontAsk(pctx, c, d, dec):
+				text = r.dontAskText()
+			default:
+				text = r.denyText(dec)
+			}
+			return nil, tool.Errorf(tool.KindPermissionDenied, "%s", text)
 		}
 	}
+}
+
+// askedInDontAsk reports whether a denial is dontAsk mode's answer to a
+// call that would have asked, rather than a deny rule's: decided again in
+// default mode, such a call asks (or is allowed, when only a hook asked).
+func (e *Engine) askedInDontAsk(ctx context.Context, c *Call, d policy.Decider, dec policy.Decision) bool {
+	if c.Session.Mode != "dontAsk" {
+		return false
+	}
+	if dec.Source == "hook" {
+		return true
+	}
+	req := policyRequest(c, e.cwd(c))
+	req.Mode = "default"
+	again, err := d.Decide(ctx, req)
+	return err != nil || again.Behavior != policy.Deny
 }
 
 // denialLimit turns an ask into a denial when the session has been denied
@@ -138,11 +169,8 @@ func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Han
 	case ans := <-answers:
 		if !ans.Allow {
 			e.recordDenial(ctx, c)
-			msg := fmt.Sprintf("The user denied permission to use %s.", c.ToolName())
-			if ans.Message != "" {
-				msg += " " + ans.Message
-			}
-			return nil, tool.Errorf(tool.KindPermissionDenied, "%s", msg)
+			text := refusalOf(c, e.cwd(c)).hostDeniedText(dec, askedByRule(dec), ans.Message)
+			return nil, tool.Errorf(tool.KindPermissionDenied, "%s", text)
 		}
 		if ans.ForSession && len(dec.Suggestions) > 0 {
 			if err := e.remember(ctx, c.Session.ID, dec.Suggestions); err != nil {

@@ -55,6 +55,7 @@ func (r *Runner) PreToolUse(ctx context.Context, te ToolEvent) (PreOutcome, erro
 		case v.failed:
 		case v.blocking:
 			vt.d, vt.reason = Deny, v.report.Message
+			o.Blocking = append(o.Blocking, Blocking{Hook: v.report.Hook, Stderr: v.stderr})
 		default:
 			vt.d, vt.reason = preDecision(v.out)
 			if s := v.out.spec(); s != nil && present(s.UpdatedInput) && vt.d != Deny {
@@ -204,10 +205,13 @@ func (r *Runner) post(ctx context.Context, ev Event, te ToolEvent) (PostOutcome,
 		case v.blocking:
 			v.report.Decision = "block"
 			o.Feedback = append(o.Feedback, v.report.Message)
+			stderr := v.stderr
+			o.Blocks = append(o.Blocks, PostBlock{Hook: v.report.Hook, Reason: v.report.Message, Stderr: &stderr})
 		case ev == PostToolUse && v.out != nil && v.out.Decision == "block":
 			v.report.Decision = "block"
 			if v.out.Reason != "" {
 				o.Feedback = append(o.Feedback, capText(v.out.Reason))
+				o.Blocks = append(o.Blocks, PostBlock{Hook: v.report.Hook, Reason: capText(v.out.Reason)})
 			}
 		}
 		if s := v.out.spec(); s != nil {

@@ -21,8 +21,10 @@ type verdict struct {
 	out *output
 	// plain is stdout that was not JSON, capped.
 	plain string
-	// blocking is exit 2; message holds its message.
+	// blocking is exit 2; message holds its message, stderr the hook's
+	// stderr as written (capped).
 	blocking bool
+	stderr   string
 	// failed: see StatusFailed and StatusTimedOut.
 	failed bool
 }
@@ -55,6 +57,7 @@ func judge(run ran, ev Event) verdict {
 	switch {
 	case run.exitCode == 2:
 		v.blocking = true
+		v.stderr = capText(string(run.stderr))
 		v.report.Status = StatusBlocked
 		v.out = out
 		v.report.Message = capText(firstNonEmpty(out.reason(), stderr, "blocked by the hook "+h.Name()+" (exit code 2)"))

@@ -130,6 +130,23 @@ type PreOutcome struct {
 	UpdatedInput json.RawMessage
 	// AdditionalContext is text for the model, to put next to the result.
 	AdditionalContext []string
+	// Blocking lists the hooks that exited 2, in configuration order,
+	// with their stderr as written (Claude Code quotes it to the model).
+	Blocking []Blocking
+}
+
+// PostBlock is one post-call hook's blocking feedback: exit 2 (Stderr
+// set, as written) or "decision": "block" (Reason).
+type PostBlock struct {
+	Hook   string
+	Reason string
+	Stderr *string
+}
+
+// Blocking is one hook that blocked a call by exiting 2.
+type Blocking struct {
+	Hook   string
+	Stderr string
 }
 
 // PermissionOutcome is what PermissionRequest hooks decided.
@@ -156,6 +173,9 @@ type PostOutcome struct {
 	// "decision": "block" and the stderr of exit 2. The tool has run; the
 	// result stands.
 	Feedback []string
+	// Blocks are the same feedback hook by hook, in configuration order,
+	// as Claude Code quotes it to the model.
+	Blocks []PostBlock
 	// AdditionalContext is text for the model next to the result.
 	AdditionalContext []string
 	// UpdatedToolOutput replaces what the model sees of a successful call

@@ -31,6 +31,11 @@ func resultToMCP(toolUseID string, r *tool.Result) *sdk.CallToolResult {
 			out.Content = append(out.Content, &sdk.TextContent{Text: b.Text})
 		}
 	}
+	// An MCP result has no place beside it for text the model reads
+	// outside the result: it follows the content.
+	for _, s := range r.ModelContext {
+		out.Content = append(out.Content, &sdk.TextContent{Text: s})
+	}
 	meta := sdk.Meta{}
 	if r.IsError {
 		meta[MetaErrorKind] = r.Kind.String()

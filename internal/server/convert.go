@@ -153,7 +153,8 @@ func resultToProto(toolUseID string, o *exec.Outcome) *tooldv1.ToolResult {
 			"content":     structpb.NewListValue(&structpb.ListValue{Values: api}),
 			"is_error":    structpb.NewBoolValue(r.IsError),
 		}},
-		DurationMs: o.Duration.Milliseconds(),
+		DurationMs:   o.Duration.Milliseconds(),
+		ModelContext: r.ModelContext,
 	}
 	if len(r.Meta) > 0 {
 		out.Metadata = metaToStruct(r.Meta)

@@ -161,7 +161,7 @@ func TestAskDenyReachesTheModel(t *testing.T) {
 	}
 	r := lastResult(t, stream)
 	if r.GetErrorKind() != tooldv1.ErrorKind_ERROR_KIND_PERMISSION_DENIED ||
-		r.GetContent()[0].GetText().GetText() != "The user denied permission to use Touch. Use the staging copy instead." || p.touch.runs.Load() != 0 {
+		r.GetContent()[0].GetText().GetText() != "Use the staging copy instead." || p.touch.runs.Load() != 0 {
 		t.Fatalf("result %v, runs %d", r, p.touch.runs.Load())
 	}
 }
@@ -217,8 +217,19 @@ func TestDenialTracking(t *testing.T) {
 			t.Fatal("asked after 3 denials")
 		}
 	}
+	// The decision says why; the model reads what an unanswered ask reads.
+	var reason string
+	for _, ev := range events {
+		if d := ev.GetDecision(); d != nil {
+			reason = d.GetReason()
+		}
+	}
+	if !strings.Contains(reason, "3 permission requests of this session were denied") {
+		t.Errorf("decision reason %q", reason)
+	}
 	r := events[len(events)-1].GetResult()
-	if r.GetErrorKind() != tooldv1.ErrorKind_ERROR_KIND_PERMISSION_DENIED || !strings.Contains(r.GetContent()[0].GetText().GetText(), "3 permission requests of this session were denied") {
+	if r.GetErrorKind() != tooldv1.ErrorKind_ERROR_KIND_PERMISSION_DENIED ||
+		r.GetContent()[0].GetText().GetText() != "Claude requested permissions to use Touch, but you haven't granted it yet." {
 		t.Fatalf("result %v", r)
 	}
 }

@@ -29,6 +29,10 @@ type Result struct {
 	// Meta carries machine-readable facts about the call (exit_code,
 	// truncated, ...), passed to the client beside the content.
 	Meta map[string]any
+	// ModelContext is text for the model outside the tool_result (what
+	// hooks say about the call), as Claude Code sends it: in a message of
+	// its own after the result.
+	ModelContext []string
 }
 
 // Text returns a successful result with one text block.

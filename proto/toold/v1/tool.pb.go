@@ -1582,7 +1582,16 @@ type ToolResult struct {
 	// Machine-readable facts about the call (exit_code, truncated, ...).
 	Metadata *structpb.Struct `protobuf:"bytes,5,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// How long the call ran, in milliseconds.
-	DurationMs    int64 `protobuf:"varint,6,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	DurationMs int64 `protobuf:"varint,6,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	// Text for the model that Claude Code sends outside the tool_result:
+	// what hooks say about the call (PreToolUse and PostToolUse
+	// additionalContext, PostToolUse and PostToolUseFailure blocking
+	// feedback), one entry per text. Claude Code puts each as a text block
+	// of a message with role "system" right after the user message that
+	// holds the tool_result; where the API takes no such message, append
+	// them as text blocks to that user message, after the tool_result
+	// blocks. Empty for most calls.
+	ModelContext  []string `protobuf:"bytes,7,rep,name=model_context,json=modelContext,proto3" json:"model_context,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1657,6 +1666,13 @@ func (x *ToolResult) GetDurationMs() int64 {
 		return x.DurationMs
 	}
 	return 0
+}
+
+func (x *ToolResult) GetModelContext() []string {
+	if x != nil {
+		return x.ModelContext
+	}
+	return nil
 }
 
 // ContentBlock is one block of a result.
@@ -2025,7 +2041,7 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x06stdout\x18\x01 \x01(\fH\x00R\x06stdout\x12\x18\n" +
 	"\x06stderr\x18\x02 \x01(\fH\x00R\x06stderr\x12\x1a\n" +
 	"\amessage\x18\x03 \x01(\tH\x00R\amessageB\a\n" +
-	"\x05chunk\"\x9d\x02\n" +
+	"\x05chunk\"\xc2\x02\n" +
 	"\n" +
 	"ToolResult\x12\x19\n" +
 	"\bis_error\x18\x01 \x01(\bR\aisError\x122\n" +
@@ -2036,7 +2052,8 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"toolResult\x123\n" +
 	"\bmetadata\x18\x05 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12\x1f\n" +
 	"\vduration_ms\x18\x06 \x01(\x03R\n" +
-	"durationMs\"\xa7\x01\n" +
+	"durationMs\x12#\n" +
+	"\rmodel_context\x18\a \x03(\tR\fmodelContext\"\xa7\x01\n" +
 	"\fContentBlock\x12)\n" +
 	"\x04text\x18\x01 \x01(\v2\x13.toold.v1.TextBlockH\x00R\x04text\x12,\n" +
 	"\x05image\x18\x02 \x01(\v2\x14.toold.v1.ImageBlockH\x00R\x05image\x125\n" +

@@ -52,7 +52,7 @@ func TestLargeBashResultIsStoredAndReadBack(t *testing.T) {
 		t.Fatalf("stored %d bytes, ok %v, err %v", len(blob), ok, err)
 	}
 
-	// Read pages through it by handle, with cat -n numbering.
+	// Read pages through it by handle, numbered as Claude Code's Read.
 	sink = h.exec(t, call("toolu_read", "Read", map[string]any{"file_path": handle, "offset": 990, "limit": 5}))
 	got := sink.results()["toolu_read"]
 	if got.IsError {
@@ -60,15 +60,15 @@ func TestLargeBashResultIsStoredAndReadBack(t *testing.T) {
 	}
 	want := ""
 	for i := 990; i <= 994; i++ {
-		want += fmt.Sprintf("%6d\tline %05d %s\n", i, i, strings.Repeat("x", 29))
+		want += fmt.Sprintf("%d\tline %05d %s\n", i, i, strings.Repeat("x", 29))
 	}
-	want = strings.TrimSuffix(want, "\n") + "\n\n[Showing lines 990-994 of 1000 (limit=5). To read further, call Read with offset=995.]"
+	want = strings.TrimSuffix(want, "\n")
 	if got.Content[0].Text != want {
 		t.Fatalf("Read text:\n%s\nwant:\n%s", got.Content[0].Text, want)
 	}
-	// To the end, without a note.
+	// To the end.
 	sink = h.exec(t, call("toolu_tail", "Read", map[string]any{"file_path": handle, "offset": 999}))
-	if txt := sink.results()["toolu_tail"].Content[0].Text; !strings.HasSuffix(txt, "  1000\tline 01000 "+strings.Repeat("x", 29)) || strings.Contains(txt, "[Showing") {
+	if txt := sink.results()["toolu_tail"].Content[0].Text; !strings.HasSuffix(txt, "\n1000\tline 01000 "+strings.Repeat("x", 29)) {
 		t.Fatalf("tail = %q", txt)
 	}
 }

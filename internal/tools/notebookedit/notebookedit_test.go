@@ -2,6 +2,7 @@ package notebookedit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -303,8 +304,18 @@ func TestFailures(t *testing.T) {
 		if err := os.WriteFile(q, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// Read refuses a notebook that does not parse, as Claude Code's
+		// does; record the read directly so the edit's own checks are
+		// reached.
 		if _, err := tooltest.Run(t, read.New(read.Options{}), env, map[string]any{"file_path": q}); err != nil {
-			t.Fatal(err)
+			tg, lerr := filestate.Locate(env, q)
+			fi, serr := os.Stat(q)
+			if lerr != nil || serr != nil {
+				t.Fatal(err, lerr, serr)
+			}
+			if err := filestate.Record(context.Background(), env, tg, filestate.StampContent(fi, []byte(content))); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return q
 	}

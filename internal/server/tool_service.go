@@ -30,9 +30,9 @@ type ToolService struct {
 	// toolsJSON is the registry's Messages API tools array (ListTools'
 	// tools_json without a session pool).
 	toolsJSON string
-	maxCalls int
-	limits   strictjson.Limits // of a call's input_json; set by New
-	pools    SessionPools      // nil: every session has the registry's tools
+	maxCalls  int
+	limits    strictjson.Limits // of a call's input_json; set by New
+	pools     SessionPools      // nil: every session has the registry's tools
 	// log and keepalive are set by New from its Options.
 	log       *slog.Logger
 	keepalive time.Duration

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,6 +141,16 @@ func TestToolsIsTheMessagesAPIArray(t *testing.T) {
 	}
 	if !names["Bash"] || !names["Read"] {
 		t.Fatalf("tools: %v", names)
+	}
+	// ToolDefinitions is the same array as Go values.
+	defs, err := c.ToolDefinitions(ctx(t), sess.GetId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []client.Tool
+	json.Unmarshal(raw, &want)
+	if !reflect.DeepEqual(defs, want) || len(defs) != len(tools) {
+		t.Fatalf("ToolDefinitions differs from Tools:\n%v\n%s", defs, raw)
 	}
 }
 

@@ -226,7 +226,7 @@ func (h *Handler) listTools(ctx context.Context, r *sdk.ListToolsRequest) (sdk.R
 	}
 	out := &sdk.ListToolsResult{Tools: make([]*sdk.Tool, 0, len(defs))}
 	for _, d := range defs {
-		out.Tools = append(out.Tools, &sdk.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema})
+		out.Tools = append(out.Tools, &sdk.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Annotations: annotations(d.Name)})
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -74,4 +75,38 @@ func TestSessionEndsWithTheCreatorsContext(t *testing.T) {
 		t.Fatalf("EndSession's context carries %v, want tenant-a", got)
 	}
 	eventually(t, "the session to end", func() bool { return slices.Equal(b.endedSessions(), []string{"sess-1"}) })
+}
+
+// tools/list carries the annotations toold knows of its built-in tools.
+func TestToolAnnotations(t *testing.T) {
+	_, url := serve(t, newFakeBackend())
+	cs, err := connect(t, url, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tl := range lt.Tools {
+		a := tl.Annotations
+		if a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Fatalf("%s: annotations %+v", tl.Name, a)
+		}
+		got[tl.Name] = fmt.Sprintf("ro=%v destructive=%v open=%v", a.ReadOnlyHint, *a.DestructiveHint, *a.OpenWorldHint)
+	}
+	want := map[string]string{
+		"Bash":  "ro=false destructive=true open=true",
+		"Read":  "ro=true destructive=false open=false",
+		"Write": "ro=false destructive=true open=false",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %s, want %s", name, got[name], w)
+		}
+	}
+	if annotations("mcp__fs__read_file") != nil {
+		t.Error("a tool toold does not know got annotations")
+	}
 }

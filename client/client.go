@@ -55,9 +55,8 @@ func WithBackoff(b Backoff) Option { return func(o *options) { o.backoff = b } }
 // the context then kills their processes at once, but a dropped connection
 // kills them too (their retry gets the CANCELLED result, never a second
 // run). By default calls are detached, so that a dropped stream resumes
-// with the whole output; cancelling the context then stops waiting while
-// the calls run to their end (toold has no RPC that cancels one call;
-// DeleteSession stops them all).
+// with the whole output; cancelling the context then cancels the calls
+// with ToolService.Cancel (see Client.Cancel).
 func WithAttachedCalls() Option { return func(o *options) { o.attached = true } }
 
 // Dial connects to toold at target ("host:port", or any gRPC target).

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -141,6 +142,16 @@ func TestToolsIsTheMessagesAPIArray(t *testing.T) {
 	if !names["Bash"] || !names["Read"] {
 		t.Fatalf("tools: %v", names)
 	}
+	// ToolDefinitions is the same array as Go values.
+	defs, err := c.ToolDefinitions(ctx(t), sess.GetId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []client.Tool
+	json.Unmarshal(raw, &want)
+	if !reflect.DeepEqual(defs, want) || len(defs) != len(tools) {
+		t.Fatalf("ToolDefinitions differs from Tools:\n%v\n%s", defs, raw)
+	}
 }
 
 // A call that asks is answered by the handler; with no handler it is
@@ -260,6 +271,46 @@ func TestCancelStopsRun(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
+	}
+}
+
+// Cancelling the context of a detached run (the default) cancels its
+// calls in toold: the sleep is killed, and the call's journaled result,
+// which Attach returns, is the cancelled one.
+func TestCancelKillsDetachedCall(t *testing.T) {
+	d := tooldtest.Start(t)
+	c := dial(t, d.Addr)
+	sess := bashSession(t, c)
+	marker := filepath.Join(t.TempDir(), "slept")
+	cctx, cancel := context.WithCancel(ctx(t))
+	_, err := c.Run(cctx, sess.GetId(), json.RawMessage(`[{"type":"tool_use","id":"toolu_sleep","name":"Bash","input":{"command":"echo started; sleep 600; touch `+marker+`"}}]`), &client.Handlers{
+		Progress: func(string, *tooldv1.ToolProgress) { cancel() },
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	// The call was cancelled, not left running: following it ends.
+	block, err := c.Attach(ctx(t), sess.GetId(), "toolu_sleep", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	if err := json.Unmarshal(block, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.IsError || r.text() != "The call was cancelled before it finished." {
+		t.Fatalf("result %s, want the cancelled result", block)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran to its end")
+	}
+	// Cancelling again is harmless: the call has its result.
+	calls, err := c.Cancel(ctx(t), sess.GetId(), "toolu_sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0].GetState() != tooldv1.CancelState_CANCEL_STATE_FINISHED {
+		t.Fatalf("second Cancel: %v", calls)
 	}
 }
 

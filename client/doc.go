@@ -21,6 +21,8 @@
 // run, never by running it again. Handlers see each event once. A call that
 // asks for permission is answered by Handlers.Permission through
 // ResolvePermission, or denied with a message when there is none.
+// Cancelling Run's context cancels its unfinished calls (Client.Cancel):
+// their processes are killed, wherever they run.
 //
 // examples/go/agentloop is a complete loop on the official Anthropic Go SDK.
 package client

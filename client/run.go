@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -94,7 +95,52 @@ func (c *Client) RunToolUses(ctx context.Context, sessionID string, uses []ToolU
 	if len(uses) == 0 {
 		return r.results, nil
 	}
-	return r.loop(ctx)
+	results, err := r.loop(ctx)
+	if err != nil && ctx.Err() != nil {
+		r.cancelPending(ctx)
+	}
+	return results, err
+}
+
+// cancelTimeout bounds the Cancel sent when the caller's context ends.
+const cancelTimeout = 10 * time.Second
+
+// cancelPending cancels the calls that have no result yet, the caller's
+// context having ended: detached calls would otherwise run to their end.
+// Failing to reach toold is logged nowhere: the calls then finish on their
+// own, or with their session.
+func (r *run) cancelPending(ctx context.Context) {
+	var ids []string
+	for i, res := range r.results {
+		if res == nil {
+			ids = append(ids, r.calls[i].GetToolUseId())
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	r.c.Cancel(cctx, r.sid, ids...)
+}
+
+// Cancel cancels calls of the session by tool_use_id, on whichever toold
+// replica runs them: a running call's processes are killed and it ends
+// with its CANCELLED result (which Attach returns); a call that has not
+// started ends so without running; one that has its result is left alone.
+// It is idempotent and returns without waiting for the calls to stop.
+// Run and RunToolUses call it for their unfinished calls when their
+// context ends.
+func (c *Client) Cancel(ctx context.Context, sessionID string, toolUseIDs ...string) ([]*tooldv1.CallCancellation, error) {
+	var resp *tooldv1.CancelResponse
+	err := c.retry(ctx, func(ctx context.Context) (err error) {
+		resp, err = c.tools.Cancel(ctx, &tooldv1.CancelRequest{SessionId: sessionID, ToolUseIds: toolUseIDs})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetCalls(), nil
 }
 
 // Attach follows a call sent before (by this process or another one, e.g.

@@ -30,6 +30,7 @@ commands:
   tools [--session SESSION] [--json]
   exec [--json] [--id TOOL_USE_ID] [--approve-all | --deny-all] SESSION TOOL JSON
   attach [--json] [--approve-all | --deny-all] SESSION TOOL_USE_ID
+  cancel SESSION TOOL_USE_ID...
   explain [--json] SESSION TOOL JSON
 
 global flags (each falls back to TOOLD_<NAME>, e.g. TOOLD_ADDR, TOOLD_TOKEN):
@@ -117,6 +118,8 @@ func dispatch(ctx context.Context, args []string, io stdio, getenv func(string) 
 		return execCmd(ctx, c, args, io)
 	case "attach":
 		return attachCmd(ctx, c, args, io)
+	case "cancel":
+		return cancelCmd(ctx, c, args, io)
 	case "explain":
 		return explainCmd(ctx, c, args, io)
 	case "help", "-h", "--help":

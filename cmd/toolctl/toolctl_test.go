@@ -74,6 +74,13 @@ func TestCommandsAndExitCodes(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "scripted") {
 		t.Fatalf("attach: exit %d\n%s", code, out)
 	}
+	// cancel leaves a finished call alone, and remembers one not sent yet.
+	if out = c.must("cancel", sid, "toolu_x1", "toolu_later"); out != "toolu_x1 finished\ntoolu_later not started\n" {
+		t.Fatalf("cancel: %q", out)
+	}
+	if _, _, code = c.run("cancel", sid); code != 2 {
+		t.Fatalf("cancel without ids: exit %d", code)
+	}
 	if _, _, code = c.run("attach", sid, "toolu_never"); code != 1 {
 		t.Fatalf("attach of an unknown call: exit %d", code)
 	}

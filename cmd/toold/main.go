@@ -148,6 +148,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		// Any replica may answer a request that another one waits on.
 		ask.Pending = redisPending{rs.Pending(cfg.PermissionTimeout + time.Minute)}
 	}
+	var cancels exec.CancelBus
+	if rs, ok := st.(*redisstore.Store); ok {
+		// Cancel through any replica reaches the call wherever it runs.
+		cancels = redisCancels{rs.Cancels()}
+	}
 	aud, err := openAudit(cfg.Audit, log)
 	if err != nil {
 		return err
@@ -175,9 +180,17 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Hooks:           hookRunner,
 		Ask:             ask,
 		Journal:         exec.JournalConfig{Times: store.CallTimes{Lease: cfg.CallLease, Keep: cfg.ResultTTL}},
+		Cancels:         cancels,
 	})
 	if err != nil {
 		return err
+	}
+	if rc, ok := cancels.(redisCancels); ok {
+		stop, err := rc.c.Subscribe(ctx, func(ref store.CallRef) { engine.CancelLocal(ref) })
+		if err != nil {
+			return fmt.Errorf("subscribing to cancel requests: %w", err)
+		}
+		defer stop()
 	}
 	sessions, err := session.NewManager(st, cfg.WorkspaceRoot, engine, decider)
 	if err != nil {

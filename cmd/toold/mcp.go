@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/toold/toold/internal/auth"
@@ -26,6 +28,7 @@ import (
 // and toold's own MCP endpoint.
 type mcpConfig struct {
 	Listen          string
+	AllowedOrigins  []string
 	WorkspaceConfig bool
 	CallTimeout     time.Duration
 	ConnectTimeout  time.Duration
@@ -33,6 +36,7 @@ type mcpConfig struct {
 
 type mcpFlags struct {
 	listen            *string
+	origins           *string
 	call, connect     *time.Duration
 	workspaceSettings *bool
 }
@@ -40,6 +44,7 @@ type mcpFlags struct {
 func addMCPFlags(fs *flag.FlagSet) *mcpFlags {
 	return &mcpFlags{
 		listen:            fs.String("mcp-listen", "", "address of toold's own MCP endpoint (streamable HTTP at /mcp), e.g. 127.0.0.1:7070; empty: none"),
+		origins:           fs.String("mcp-allowed-origins", "", "comma-separated origins (scheme://host[:port]) whose browser pages may call the MCP endpoint, besides localhost's; a request with another Origin header is refused with 403"),
 		workspaceSettings: fs.Bool("mcp-workspace-config", false, "also start the MCP servers of each workspace's .mcp.json (only for trusted workspaces: they are commands from the repository)"),
 		call:              fs.Duration("mcp-call-timeout", 10*time.Minute, "how long an MCP tool call may run"),
 		connect:           fs.Duration("mcp-connect-timeout", 30*time.Second, "how long an MCP server may take to start and list its tools"),
@@ -48,6 +53,14 @@ func addMCPFlags(fs *flag.FlagSet) *mcpFlags {
 
 func (f *mcpFlags) config() (mcpConfig, error) {
 	c := mcpConfig{Listen: *f.listen, WorkspaceConfig: *f.workspaceSettings, CallTimeout: *f.call, ConnectTimeout: *f.connect}
+	for _, o := range strings.Split(*f.origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return c, fmt.Errorf("--mcp-allowed-origins: %q is not an origin (scheme://host[:port])", o)
+			}
+			c.AllowedOrigins = append(c.AllowedOrigins, o)
+		}
+	}
 	if c.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 			return c, fmt.Errorf("--mcp-listen %q: %w", c.Listen, err)
@@ -101,7 +114,7 @@ func serveMCP(cfg *config, a auth.Authenticator, engine *exec.Engine, sessions *
 		return nil, configError{fmt.Errorf("--mcp-listen: %w", err)}
 	}
 	backend := server.NewMCPBackend(engine, sessions, tools.Definitions)
-	h := mcpserver.New(backend, mcpserver.Options{Version: version, Logger: log.With("component", "mcp-endpoint")})
+	h := mcpserver.New(backend, mcpserver.Options{Version: version, AllowedOrigins: cfg.MCP.AllowedOrigins, Logger: log.With("component", "mcp-endpoint")})
 	lis, err := net.Listen("tcp", cfg.MCP.Listen)
 	if err != nil {
 		return nil, err

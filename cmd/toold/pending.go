@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/redisstore"
 )
 
@@ -36,4 +37,15 @@ func (r redisPending) Resolve(ctx context.Context, sessionID, requestID string, 
 		return fmt.Errorf("request %s of session %s: %w", requestID, sessionID, exec.ErrNoPendingRequest)
 	}
 	return err
+}
+
+// redisCancels adapts the Redis cancel channel to exec.CancelBus, so that
+// ToolService.Cancel through any replica stops a call on the one that runs
+// it.
+type redisCancels struct{ c *redisstore.Cancels }
+
+var _ exec.CancelBus = redisCancels{}
+
+func (r redisCancels) Publish(ctx context.Context, ref store.CallRef) error {
+	return r.c.Publish(ctx, ref)
 }

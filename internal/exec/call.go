@@ -44,7 +44,10 @@ type Call struct {
 	Invocation tool.Invocation
 
 	started time.Time
-	log     *callLog // set while the call runs
+	// runCtx is the context the call runs under: its batch's, cancellable
+	// by Cancel on its own (see callCancels).
+	runCtx context.Context
+	log    *callLog // set while the call runs
 	// unclaimed: the call runs before it is recorded (see unclaimed); it
 	// may not ask anyone.
 	unclaimed bool

@@ -53,6 +53,9 @@ type Config struct {
 	Ask AskConfig
 	// Journal governs exactly-once calls and stored events.
 	Journal JournalConfig
+	// Cancels, when set, carries Cancel's requests to every replica (see
+	// CancelBus); its subscriber must call CancelLocal.
+	Cancels CancelBus
 	Logger  *slog.Logger
 	// Telemetry records a span and a latency sample per call stage and
 	// the call metrics (nil: nothing is recorded).
@@ -75,6 +78,7 @@ type Engine struct {
 	leases       *leases
 	sessions     *sessionCache
 	owners       *owners
+	cancels      *callCancels
 	// schemas re-validates input that a hook rewrote.
 	schemas *schemas
 }
@@ -100,7 +104,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000)}
+	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000), cancels: newCallCancels()}
 	e.leases = newLeases(e)
 	sch.strictJSON = cfg.StrictInputJSON
 	e.schemas = sch
@@ -179,7 +183,12 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 		_, prepErr[i] = e.prepare(ctx, c)
 		calls[i] = c
 		if claimed[i].Owned() {
-			e.leases.add(owner, store.CallRef{SessionID: sessionID, ToolUseID: r.ToolUseID})
+			ref := store.CallRef{SessionID: sessionID, ToolUseID: r.ToolUseID}
+			e.leases.add(owner, ref)
+			// Cancellable from the claim on, also while it waits its turn.
+			var stop func()
+			c.runCtx, stop = e.cancels.track(ctx, ref)
+			defer stop()
 		}
 	}
 	for _, g := range partition(calls, prepErr, claimed) {
@@ -240,6 +249,12 @@ func (e *Engine) bounded(n int, fn func(int)) {
 // call's log. A call whose preparation failed reports that failure without
 // running.
 func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) {
+	if c.runCtx == nil {
+		var stop func()
+		c.runCtx, stop = e.cancels.track(ctx, store.CallRef{SessionID: c.Session.ID, ToolUseID: c.ToolUseID})
+		defer stop()
+	}
+	ctx = c.runCtx
 	c.started = time.Now()
 	log := e.newCallLog(c.Session.ID, c.ToolUseID, owner, c.Sink)
 	c.Sink, c.log = log, log
@@ -266,7 +281,10 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) 
 		e.sessions.drop(c.Session.ID)
 	}
 	e.persisted(ctx, c, res, func(ctx context.Context) bool {
-		log.finish(ctx, Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}}, res.Kind == tool.KindCancelled)
+		// A call cancelled before it started is released so that a retry
+		// runs it, unless Cancel named it: then it stays cancelled.
+		release := res.Kind == tool.KindCancelled && !cancelRequested(ctx)
+		log.finish(ctx, Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: dur}}, release)
 		return true
 	})
 }

@@ -63,6 +63,8 @@ func (e *Engine) unclaimed(ctx context.Context, sess *store.Session, reqs []Requ
 // request fails as it would had the session not been cached.
 func (e *Engine) runUnclaimed(ctx context.Context, c *Call, prepErr error) (retry bool, err error) {
 	out := c.Sink
+	ctx, stop := e.cancels.track(ctx, store.CallRef{SessionID: c.Session.ID, ToolUseID: c.ToolUseID})
+	defer stop()
 	c.started = time.Now()
 	log := e.newCallLog(c.Session.ID, c.ToolUseID, "", out)
 	log.hold = true
@@ -77,8 +79,9 @@ func (e *Engine) runUnclaimed(ctx context.Context, c *Call, prepErr error) (retr
 	}
 	res = e.shapeCall(ctx, c, log, res, runErr)
 	final := Event{ToolUseID: c.ToolUseID, Result: &Outcome{Result: res, Duration: time.Since(c.started)}}
-	if res.Kind == tool.KindCancelled {
-		// Nothing to record: the request is going away.
+	if res.Kind == tool.KindCancelled && !cancelRequested(ctx) {
+		// Nothing to record: the request is going away. (A call Cancel
+		// named is recorded cancelled, as a claimed one is.)
 		log.release(final)
 		return false, nil
 	}

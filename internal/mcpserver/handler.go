@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +26,12 @@ type Options struct {
 	// Version is reported as the server version.
 	Version string
 	Logger  *slog.Logger
+	// AllowedOrigins are the origins (scheme://host[:port]) a browser
+	// page may call the endpoint from, besides localhost's. A request with
+	// any other Origin header is refused with 403, as the MCP transport
+	// specification requires against DNS rebinding; a request without one
+	// (not from a browser) is served.
+	AllowedOrigins []string
 }
 
 // Handler is the MCP endpoint, an http.Handler for --mcp-listen.
@@ -31,6 +39,7 @@ type Handler struct {
 	backend Backend
 	log     *slog.Logger
 	http    *sdk.StreamableHTTPHandler
+	origins map[string]bool
 
 	mu       sync.Mutex
 	bindings map[string]binding // by MCP session id
@@ -43,6 +52,10 @@ type binding struct {
 	sessionID string
 	created   bool // ended with the MCP session
 	mcp       *sdk.ServerSession
+	// values is the initialize request's context without its deadline:
+	// ending the session needs what it carries (the caller's tenant, whose
+	// session it is), long after the request ended.
+	values context.Context
 }
 
 // New builds the endpoint over a backend.
@@ -56,7 +69,10 @@ func New(b Backend, opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{backend: b, log: opts.Logger, bindings: map[string]binding{}}
+	h := &Handler{backend: b, log: opts.Logger, bindings: map[string]binding{}, origins: map[string]bool{}}
+	for _, o := range opts.AllowedOrigins {
+		h.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "toold", Version: opts.Version}, &sdk.ServerOptions{
 		Logger: opts.Logger,
 		// Tools are the session's; the SDK's own tool registry stays empty.
@@ -70,7 +86,31 @@ func New(b Backend, opts Options) *Handler {
 	return h
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.http.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
+		h.log.Warn("mcp request from a foreign origin refused", "origin", o)
+		http.Error(w, "origin not allowed", http.StatusForbidden)
+		return
+	}
+	h.http.ServeHTTP(w, r)
+}
+
+// originAllowed: localhost's pages (any port, http or https) and the
+// configured origins.
+func (h *Handler) originAllowed(origin string) bool {
+	if h.origins[strings.ToLower(origin)] {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+		return false
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
 
 // route answers initialize, tools/list and tools/call for the toold
 // session of the MCP session; the SDK answers the rest of the protocol.
@@ -126,7 +166,7 @@ func (h *Handler) open(ctx context.Context, hdr http.Header, p *sdk.InitializePa
 		if _, err := h.backend.ListTools(ctx, id); err != nil {
 			return binding{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("session %s: %v", id, err)}
 		}
-		return binding{sessionID: id}, nil
+		return binding{sessionID: id, values: context.WithoutCancel(ctx)}, nil
 	}
 	req := SessionRequest{Workspace: hdr.Get(WorkspaceHeader), PermissionMode: hdr.Get(ModeHeader)}
 	if p != nil && p.ClientInfo != nil {
@@ -136,7 +176,7 @@ func (h *Handler) open(ctx context.Context, hdr http.Header, p *sdk.InitializePa
 	if err != nil {
 		return binding{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "creating a session: " + err.Error()}
 	}
-	return binding{sessionID: id, created: true}, nil
+	return binding{sessionID: id, created: true, values: context.WithoutCancel(ctx)}, nil
 }
 
 // watch ends what the MCP session held once it is closed.
@@ -154,7 +194,11 @@ func (h *Handler) release(b binding) {
 	if !b.created {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	parent := b.values
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, 30*time.Second)
 	defer cancel()
 	if err := h.backend.EndSession(ctx, b.sessionID); err != nil {
 		h.log.Warn("ending the session of an mcp client failed", "session_id", b.sessionID, "error", err.Error())
@@ -182,7 +226,7 @@ func (h *Handler) listTools(ctx context.Context, r *sdk.ListToolsRequest) (sdk.R
 	}
 	out := &sdk.ListToolsResult{Tools: make([]*sdk.Tool, 0, len(defs))}
 	for _, d := range defs {
-		out.Tools = append(out.Tools, &sdk.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema})
+		out.Tools = append(out.Tools, &sdk.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Annotations: annotations(d.Name)})
 	}
 	return out, nil
 }

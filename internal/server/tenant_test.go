@@ -66,6 +66,10 @@ func sessionRPCs(e *secureEnv) map[string]func(c context.Context, id string) err
 			_, err := e.tools.ListTools(c, &tooldv1.ListToolsRequest{SessionId: id})
 			return err
 		},
+		"Cancel": func(c context.Context, id string) error {
+			_, err := e.tools.Cancel(c, &tooldv1.CancelRequest{SessionId: id, ToolUseIds: []string{"t1"}})
+			return err
+		},
 	}
 }
 

@@ -68,6 +68,11 @@ func (s *ToolService) sessionTools(ctx context.Context, sess *store.Session) (*t
 		}
 		out.Tools = append(out.Tools, pd)
 	}
+	tj, err := messagesTools(pool.Tools(), func(d tool.Definition) bool { return pool.Deferred(d.Name) })
+	if err != nil {
+		return nil, err
+	}
+	out.ToolsJson = tj
 	for _, st := range s.pools.Servers(sess.ID) {
 		out.McpServers = append(out.McpServers, &tooldv1.McpServerState{
 			Name: st.Name, Transport: string(st.Transport), State: string(st.State),

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -24,9 +27,12 @@ type ToolService struct {
 	engine   *exec.Engine
 	sessions *session.Manager
 	defs     []*tooldv1.ToolDefinition
-	maxCalls int
-	limits   strictjson.Limits // of a call's input_json; set by New
-	pools    SessionPools      // nil: every session has the registry's tools
+	// toolsJSON is the registry's Messages API tools array (ListTools'
+	// tools_json without a session pool).
+	toolsJSON string
+	maxCalls  int
+	limits    strictjson.Limits // of a call's input_json; set by New
+	pools     SessionPools      // nil: every session has the registry's tools
 	// log and keepalive are set by New from its Options.
 	log       *slog.Logger
 	keepalive time.Duration
@@ -53,7 +59,46 @@ func NewToolService(reg *tool.Registry, engine *exec.Engine, sessions *session.M
 		}
 		defs = append(defs, &tooldv1.ToolDefinition{Name: d.Name, Description: d.Description, InputSchema: s})
 	}
-	return &ToolService{engine: engine, sessions: sessions, defs: defs, maxCalls: maxCalls}, nil
+	tj, err := messagesTools(reg.Tools(), func(tool.Definition) bool { return false })
+	if err != nil {
+		return nil, err
+	}
+	return &ToolService{engine: engine, sessions: sessions, defs: defs, toolsJSON: tj, maxCalls: maxCalls}, nil
+}
+
+// messagesTool is one entry of the Messages API `tools` array: these three
+// keys and nothing else.
+type messagesTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// messagesTools is the Messages API `tools` array of tools, in order,
+// without the deferred ones: each schema as the tool declares it (its key
+// order kept), compacted.
+func messagesTools(tools []tool.Tool, deferred func(tool.Definition) bool) (string, error) {
+	out := make([]messagesTool, 0, len(tools))
+	for _, t := range tools {
+		d := t.Definition()
+		if d.Deferred || deferred(d) {
+			continue
+		}
+		var schema bytes.Buffer
+		if len(d.InputSchema) == 0 {
+			schema.WriteString(`{"type":"object"}`)
+		} else if err := json.Compact(&schema, d.InputSchema); err != nil {
+			return "", fmt.Errorf("the input schema of %s: %w", d.Name, err)
+		}
+		out = append(out, messagesTool{Name: d.Name, Description: d.Description, InputSchema: schema.Bytes()})
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // descriptions keep their < > & as written
+	if err := enc.Encode(out); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 func (s *ToolService) ListTools(ctx context.Context, req *tooldv1.ListToolsRequest) (*tooldv1.ListToolsResponse, error) {
@@ -66,7 +111,7 @@ func (s *ToolService) ListTools(ctx context.Context, req *tooldv1.ListToolsReque
 			return s.sessionTools(ctx, sess)
 		}
 	}
-	return &tooldv1.ListToolsResponse{Tools: s.defs}, nil
+	return &tooldv1.ListToolsResponse{Tools: s.defs, ToolsJson: s.toolsJSON}, nil
 }
 
 func (s *ToolService) Execute(req *tooldv1.ExecuteRequest, stream tooldv1.ToolService_ExecuteServer) error {

@@ -173,3 +173,39 @@ func TestRedisOutageAndRecovery(t *testing.T) {
 		t.Fatal("a call ran during the outage")
 	}
 }
+
+// A detached call running on one toold is cancelled through another one on
+// the same Redis: its processes are killed, its result is the cancelled
+// one, journaled once (a retry and a second Cancel find it finished). The
+// command spells its sleep through a variable so that pgrep finds the sleep
+// process, not this script.
+func TestRedisCancelOnOtherReplica(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0?max_retries=0"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := startToold(t, "--redis-url", url)
+	b := startToold(t, "--redis-url", url)
+	sid := createSession(t, ctx, a.addr)
+	execOut := t.TempDir() + "/exec.out"
+	call := `{"session_id": "` + sid + `", "detached": true, "calls": [{"tool_use_id": "toolu_c1", "name": "Bash", "input": {"command": "echo begun; S=291.5; sleep $S; echo slept"}}]}`
+	out, err := sh(t, ctx, `
+grpcurl -plaintext -d '`+call+`' `+a.addr+` toold.v1.ToolService/Execute > `+execOut+` 2>&1 &
+for i in $(seq 300); do pgrep -f 'sleep 291[.]5' >/dev/null && break; sleep 0.1; done
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_ids": ["toolu_c1"]}' `+b.addr+` toold.v1.ToolService/Cancel
+wait
+cat `+execOut+`
+for i in $(seq 100); do pgrep -f 'sleep 291[.]5' >/dev/null || break; sleep 0.1; done
+pgrep -f 'sleep 291[.]5' && echo STILL-RUNNING
+true`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "CANCEL_STATE_CANCELLING", "ERROR_KIND_CANCELLED", "The call was cancelled before it finished.")
+	if strings.Contains(out, "STILL-RUNNING") {
+		t.Fatalf("the command was not killed:\n%s", out)
+	}
+	out, _ = sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_ids": ["toolu_c1"]}' `+a.addr+` toold.v1.ToolService/Cancel 2>&1`)
+	mustContain(t, out, "CANCEL_STATE_FINISHED")
+	out, _ = sh(t, ctx, `grpcurl -plaintext -d '`+call+`' `+b.addr+` toold.v1.ToolService/Execute 2>&1`)
+	mustContain(t, out, `"replayed": true`, "ERROR_KIND_CANCELLED")
+}

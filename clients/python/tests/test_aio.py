@@ -8,7 +8,7 @@ import os
 import toold_client
 from toold_client import Handlers, TooldError, allow, deny
 from tests.harness import Proxy, TooldTestCase
-from tests.test_client import bash, run_dropped, text_of
+from tests.test_client import SLEEP_COMMAND, bash, run_dropped, sleep_killed, text_of
 
 
 class AsyncClientTest(TooldTestCase):
@@ -39,6 +39,28 @@ class AsyncClientTest(TooldTestCase):
                 await c.delete_session(s.id)
                 with self.assertRaises(TooldError):
                     await c.get_session(s.id)
+
+        asyncio.run(main())
+
+    def test_cancelling_the_task_kills_the_running_call(self):
+        async def main():
+            async with toold_client.connect_async(self.toold.addr) as c:
+                s = await c.create_session(mode="bypassPermissions")
+                block = bash("toolu_asleep", SLEEP_COMMAND.format("317.5"))
+                task = None
+
+                def on_progress(p):
+                    task.cancel()
+
+                task = asyncio.ensure_future(c.run(s.id, [block], Handlers(on_progress=on_progress)))
+                with self.assertRaises(asyncio.CancelledError):
+                    await task
+                again = await c.run(s.id, [block])
+                self.assertTrue(again[0].get("is_error"))
+                self.assertEqual(text_of(again[0]), "The call was cancelled before it finished.")
+                sleep_killed(self, "sleep 317[.]5")
+                self.assertEqual(await c.cancel(s.id, ["toolu_asleep"]), {"toolu_asleep": "finished"})
+                await c.delete_session(s.id)
 
         asyncio.run(main())
 

@@ -123,6 +123,41 @@ class SyncClientTest(TooldTestCase):
         self.assertEqual(cm.exception.code.name, "NOT_FOUND")
 
 
+def sleep_killed(tc, pattern):
+    """Waits (a while) for no process to match pattern; fails if one stays."""
+    import time
+    for _ in range(100):
+        if subprocess.run(["pgrep", "-f", pattern], stdout=subprocess.DEVNULL).returncode != 0:
+            return
+        time.sleep(0.1)
+    tc.fail(f"a process matching {pattern!r} still runs")
+
+
+# The sleep is spelt through a variable so that pgrep finds the sleep, not
+# a process whose command line holds the command text.
+SLEEP_COMMAND = "echo started; S={}; sleep $S; echo slept"
+
+
+class CancelTest(TooldTestCase):
+    def test_cancel_event_kills_the_running_call(self):
+        c = toold_client.connect(self.toold.addr)
+        self.addCleanup(c.close)
+        s = c.create_session(mode="bypassPermissions")
+        stop = threading.Event()
+        block = bash("toolu_sleep", SLEEP_COMMAND.format("313.5"))
+        with self.assertRaises(toold_client.CancelledError):
+            c.run(s.id, [block], Handlers(on_progress=lambda p: stop.set()), cancel=stop)
+        # The call ended cancelled in toold: running it again replays that
+        # result at once (it is not run again) and the sleep is gone.
+        again = c.run(s.id, [block])
+        self.assertTrue(again[0].get("is_error"))
+        self.assertEqual(text_of(again[0]), "The call was cancelled before it finished.")
+        sleep_killed(self, "sleep 313[.]5")
+        self.assertEqual(c.cancel(s.id, ["toolu_sleep", "toolu_other"]),
+                         {"toolu_sleep": "finished", "toolu_other": "not_started"})
+        c.delete_session(s.id)
+
+
 class DroppedStreamTest(TooldTestCase):
     """A stream cut in the middle of a call resumes: the call runs once and
     the client gets its whole output."""

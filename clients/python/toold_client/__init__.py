@@ -7,6 +7,7 @@
 """
 
 from toold_client._core import (
+    CancelledError,
     Handlers,
     PermissionAnswer,
     PermissionAsk,
@@ -22,6 +23,7 @@ from toold_client.client import Client, connect
 
 __all__ = [
     "AsyncClient",
+    "CancelledError",
     "Client",
     "Handlers",
     "PermissionAnswer",

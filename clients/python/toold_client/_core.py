@@ -29,6 +29,11 @@ class TooldError(Exception):
         self.code = code
 
 
+class CancelledError(TooldError):
+    """run() was cancelled (its cancel event set): its unfinished calls
+    were cancelled in toold, their processes killed."""
+
+
 class UnavailableError(TooldError):
     """toold stayed unreachable through every retry."""
 
@@ -156,6 +161,9 @@ def to_calls(tool_use_blocks: Sequence[Dict[str, Any]]) -> List[Any]:
 
 def tools_list(resp: Any, include_deferred: bool = False) -> List[Dict[str, Any]]:
     """The Messages API tools array: name, description and input_schema."""
+    if resp.tools_json and not include_deferred:
+        # The server's own array: each schema with its tool's key order.
+        return json.loads(resp.tools_json)
     out = []
     for t in resp.tools:
         if t.deferred and not include_deferred:
@@ -166,6 +174,23 @@ def tools_list(resp: Any, include_deferred: bool = False) -> List[Dict[str, Any]
             "input_schema": json_format.MessageToDict(t.input_schema),
         })
     return out
+
+
+CANCEL_STATES = {
+    tool_pb2.CANCEL_STATE_CANCELLING: "cancelling",
+    tool_pb2.CANCEL_STATE_FINISHED: "finished",
+    tool_pb2.CANCEL_STATE_NOT_STARTED: "not_started",
+}
+
+
+def cancel_request(session_id: str, tool_use_ids: Sequence[str]) -> Any:
+    ids = [tool_use_ids] if isinstance(tool_use_ids, str) else list(tool_use_ids)
+    return tool_pb2.CancelRequest(session_id=session_id, tool_use_ids=ids)
+
+
+def cancel_states(resp: Any) -> Dict[str, str]:
+    """What Cancel found per tool_use_id: cancelling, finished or not_started."""
+    return {c.tool_use_id: CANCEL_STATES.get(c.state, "unspecified") for c in resp.calls}
 
 
 def result_block(tool_use_id: str, result: Any) -> Dict[str, Any]:

@@ -77,11 +77,29 @@ class AsyncClient:
 
     async def run(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
                   handlers: Optional[Handlers] = None) -> List[Dict[str, Any]]:
-        """See Client.run. Cancelling the task stops waiting; the calls,
-        sent detached so that a broken stream can resume, go on in toold
-        until they end or the session is deleted."""
-        handlers = handlers or Handlers()
+        """See Client.run. Cancelling the task cancels the unfinished calls
+        in toold (their processes are killed) before CancelledError goes on;
+        so does any other exception that ends the run early."""
         run = _core.Run(session_id, tool_use_blocks)
+        try:
+            return await self._run(run, handlers or Handlers())
+        except BaseException as err:
+            # toold's own refusal of the request is no reason: an id it
+            # refused may be another call's.
+            if not run.done() and not isinstance(err, TooldError):
+                try:
+                    # Shielded: a second cancellation must not cut it short.
+                    await asyncio.shield(self.cancel(session_id, run.unfinished()))
+                except (TooldError, asyncio.CancelledError):
+                    pass
+            raise
+
+    async def cancel(self, session_id: str, tool_use_ids: Sequence[str]) -> Dict[str, str]:
+        """See Client.cancel."""
+        resp = await self._unary("Cancel", self._tools.Cancel, _core.cancel_request(session_id, tool_use_ids))
+        return _core.cancel_states(resp)
+
+    async def _run(self, run: _core.Run, handlers: Handlers) -> List[Dict[str, Any]]:
         attempt = 0
         while not run.done():
             events: asyncio.Queue = asyncio.Queue()

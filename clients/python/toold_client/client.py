@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import grpc
 
 from toold_client import _core
-from toold_client._core import Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
+from toold_client._core import CancelledError, Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
 from toold_client._gen.toold.v1 import session_pb2, session_pb2_grpc, tool_pb2, tool_pb2_grpc
 
 _END = object()
@@ -80,17 +80,46 @@ class Client:
         resp = self._unary("ListTools", self._tools.ListTools, tool_pb2.ListToolsRequest(session_id=session_id))
         return _core.tools_list(resp, include_deferred)
 
+    def cancel(self, session_id: str, tool_use_ids: Sequence[str]) -> Dict[str, str]:
+        """Cancels calls of the session by tool_use_id, on whichever toold
+        replica runs them: a running call's processes are killed and it ends
+        with its cancelled result; one not started ends so without running;
+        one that has its result is left alone. Idempotent; it does not wait
+        for the calls to stop. Returns what toold found per id: cancelling,
+        finished or not_started."""
+        resp = self._unary("Cancel", self._tools.Cancel, _core.cancel_request(session_id, tool_use_ids))
+        return _core.cancel_states(resp)
+
     def run(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
-            handlers: Optional[Handlers] = None) -> List[Dict[str, Any]]:
+            handlers: Optional[Handlers] = None, *,
+            cancel: Optional[threading.Event] = None) -> List[Dict[str, Any]]:
         """Runs the tool_use blocks of one assistant message and returns their
         tool_result blocks in the same order, ready for the next user message.
 
         A failing call is a result with is_error, not an exception; an
         exception means the request itself was refused (TooldError) or
         toold stayed unreachable (UnavailableError).
+
+        Setting the cancel event (from another thread) cancels the
+        unfinished calls in toold (their processes are killed) and raises
+        CancelledError; so does any other exception but toold's own errors
+        that ends the run early (KeyboardInterrupt, a handler's), which is
+        then raised as is.
         """
-        handlers = handlers or Handlers()
         run = _core.Run(session_id, tool_use_blocks)
+        try:
+            return self._run(run, handlers or Handlers(), cancel)
+        except BaseException as err:
+            # toold's own refusal of the request is no reason: an id it
+            # refused may be another call's.
+            if not run.done() and (isinstance(err, CancelledError) or not isinstance(err, TooldError)):
+                try:
+                    self.cancel(session_id, run.unfinished())
+                except TooldError:
+                    pass  # the calls finish on their own, or with the session
+            raise
+
+    def _run(self, run: _core.Run, handlers: Handlers, cancel: Optional[threading.Event]) -> List[Dict[str, Any]]:
         attempt = 0
         while not run.done():
             events: "queue.Queue" = queue.Queue()
@@ -103,7 +132,15 @@ class Client:
             progressed, failure, open_streams = False, None, len(streams)
             try:
                 while open_streams:
-                    item = events.get()
+                    if cancel is None:
+                        item = events.get()
+                    else:
+                        try:
+                            item = events.get(timeout=0.1)
+                        except queue.Empty:
+                            if cancel.is_set():
+                                raise CancelledError("the run was cancelled") from None
+                            continue
                     if item[0] is _END:
                         open_streams -= 1
                         _, kind, tid, err = item

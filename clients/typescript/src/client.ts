@@ -13,7 +13,7 @@ import {
   SessionService,
   type Session,
 } from "../gen/toold/v1/session_pb.js";
-import { ToolService, type ExecuteEvent, type HookRun } from "../gen/toold/v1/tool_pb.js";
+import { CancelState, ToolService, type ExecuteEvent, type HookRun } from "../gen/toold/v1/tool_pb.js";
 import { Run, toCalls, type ToolResultBlock } from "./run.js";
 
 export type { ToolResultBlock, ToolUseBlock } from "./run.js";
@@ -79,8 +79,9 @@ export interface Handlers {
   onPermission?: (ask: PermissionAsk) => PermissionAnswer | boolean | Promise<PermissionAnswer | boolean>;
   /** Every event, keepalives excepted. */
   onEvent?: (ev: ExecuteEvent) => void | Promise<void>;
-  /** Stops waiting. The calls, sent detached so that a broken stream can
-   * resume, go on in toold until they end or the session is deleted. */
+  /** Aborting it cancels the run: its unfinished calls are cancelled in
+   * toold (see Client.cancel; their processes are killed) and run()
+   * rejects with the signal's reason. */
   signal?: AbortSignal;
 }
 
@@ -201,6 +202,8 @@ export class Client {
   /** The Messages API tools array: name, description, input_schema. */
   async tools(sessionId = "", o: { includeDeferred?: boolean } = {}): Promise<{ name: string; description: string; input_schema: JsonObject }[]> {
     const resp = await this.unary("ListTools", () => this.toolsSvc.listTools({ sessionId }));
+    // The server's own array, each schema in its tool's key order.
+    if (resp.toolsJson !== "" && !o.includeDeferred) return JSON.parse(resp.toolsJson);
     return resp.tools
       .filter((t) => o.includeDeferred || !t.deferred)
       .map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema ?? {} }));
@@ -212,6 +215,32 @@ export class Client {
    * stayed unreachable through the retry policy. */
   async run(sessionId: string, toolUseBlocks: readonly unknown[], h: Handlers = {}): Promise<ToolResultBlock[]> {
     const run = new Run(sessionId, toCalls(toolUseBlocks));
+    try {
+      return await this.runLoop(run, h);
+    } catch (err) {
+      if (h.signal?.aborted && !run.done()) {
+        // The calls are detached: without this they would run to their end.
+        await this.cancel(sessionId, run.unfinished()).catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  /** Cancels calls of the session by tool_use_id, on whichever toold
+   * replica runs them: a running call's processes are killed and it ends
+   * with its cancelled result; one not started ends so without running;
+   * one that has its result is left alone. Idempotent; it does not wait
+   * for the calls to stop. Resolves to what toold found per id. */
+  async cancel(sessionId: string, toolUseIds: readonly string[]): Promise<Record<string, "cancelling" | "finished" | "not_started" | "unspecified">> {
+    const resp = await this.unary("Cancel", () => this.toolsSvc.cancel({ sessionId, toolUseIds: [...toolUseIds] }));
+    const names = { [CancelState.CANCELLING]: "cancelling", [CancelState.FINISHED]: "finished", [CancelState.NOT_STARTED]: "not_started" } as const;
+    const out: Record<string, "cancelling" | "finished" | "not_started" | "unspecified"> = {};
+    for (const c of resp.calls) out[c.toolUseId] = c.state in names ? names[c.state as keyof typeof names] : "unspecified";
+    return out;
+  }
+
+  private async runLoop(run: Run, h: Handlers): Promise<ToolResultBlock[]> {
+    const sessionId = run.sessionId;
     let attempt = 0;
     while (!run.done()) {
       const abort = new AbortController();

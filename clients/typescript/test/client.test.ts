@@ -76,6 +76,28 @@ describe("client against a real toold", () => {
     assert.equal(readFileSync(path.join(s.workspace, "once.log"), "utf8"), "ran\n");
   });
 
+  test("aborting the signal cancels the call in toold: the sleep is killed", async () => {
+    const c = connect(toold.addr);
+    const s = await c.createSession({ mode: "bypassPermissions" });
+    // The sleep is spelt through a variable so that pgrep finds the sleep
+    // itself, not a process whose command line holds the command text.
+    const block = bash("toolu_tsleep", "echo started; S=319.5; sleep $S; echo slept");
+    const ac = new AbortController();
+    await assert.rejects(c.run(s.id, [block], { signal: ac.signal, onProgress: () => ac.abort(new Error("caller gave up")) }), /caller gave up/);
+    // The call ended cancelled in toold: running it again replays that
+    // result (it is not run again).
+    const [again] = await c.run(s.id, [block]);
+    assert.equal(again.is_error, true);
+    assert.equal(textOf(again), "The call was cancelled before it finished.");
+    let alive = true;
+    for (let i = 0; i < 100 && alive; i++) {
+      try { execFileSync("pgrep", ["-f", "sleep 319[.]5"]); await new Promise((r) => setTimeout(r, 100)); } catch { alive = false; }
+    }
+    assert.equal(alive, false, "the sleep still runs");
+    assert.deepEqual(await c.cancel(s.id, ["toolu_tsleep", "toolu_tother"]), { toolu_tsleep: "finished", toolu_tother: "not_started" });
+    await c.deleteSession(s.id);
+  });
+
   test("bad blocks are refused before anything is sent", async () => {
     const c = connect(toold.addr);
     for (const [blocks, want] of [[[], /no tool_use/], [[{ type: "text", text: "x" }], /not tool_use/],

@@ -23,6 +23,65 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// CancelState is what Cancel found for a call.
+type CancelState int32
+
+const (
+	// Not set.
+	CancelState_CANCEL_STATE_UNSPECIFIED CancelState = 0
+	// The call was running or waiting its turn: it stops, and its result,
+	// of kind CANCELLED, follows on its streams.
+	CancelState_CANCEL_STATE_CANCELLING CancelState = 1
+	// The call had its result already: nothing changed.
+	CancelState_CANCEL_STATE_FINISHED CancelState = 2
+	// The session has no record of the call (not sent yet, or its record
+	// expired): if it arrives shortly, it ends cancelled without running.
+	CancelState_CANCEL_STATE_NOT_STARTED CancelState = 3
+)
+
+// Enum value maps for CancelState.
+var (
+	CancelState_name = map[int32]string{
+		0: "CANCEL_STATE_UNSPECIFIED",
+		1: "CANCEL_STATE_CANCELLING",
+		2: "CANCEL_STATE_FINISHED",
+		3: "CANCEL_STATE_NOT_STARTED",
+	}
+	CancelState_value = map[string]int32{
+		"CANCEL_STATE_UNSPECIFIED": 0,
+		"CANCEL_STATE_CANCELLING":  1,
+		"CANCEL_STATE_FINISHED":    2,
+		"CANCEL_STATE_NOT_STARTED": 3,
+	}
+)
+
+func (x CancelState) Enum() *CancelState {
+	p := new(CancelState)
+	*p = x
+	return p
+}
+
+func (x CancelState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CancelState) Descriptor() protoreflect.EnumDescriptor {
+	return file_toold_v1_tool_proto_enumTypes[0].Descriptor()
+}
+
+func (CancelState) Type() protoreflect.EnumType {
+	return &file_toold_v1_tool_proto_enumTypes[0]
+}
+
+func (x CancelState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CancelState.Descriptor instead.
+func (CancelState) EnumDescriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{0}
+}
+
 // Behavior is the outcome of a permission decision.
 type Behavior int32
 
@@ -64,11 +123,11 @@ func (x Behavior) String() string {
 }
 
 func (Behavior) Descriptor() protoreflect.EnumDescriptor {
-	return file_toold_v1_tool_proto_enumTypes[0].Descriptor()
+	return file_toold_v1_tool_proto_enumTypes[1].Descriptor()
 }
 
 func (Behavior) Type() protoreflect.EnumType {
-	return &file_toold_v1_tool_proto_enumTypes[0]
+	return &file_toold_v1_tool_proto_enumTypes[1]
 }
 
 func (x Behavior) Number() protoreflect.EnumNumber {
@@ -77,7 +136,7 @@ func (x Behavior) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Behavior.Descriptor instead.
 func (Behavior) EnumDescriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{0}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{1}
 }
 
 // ErrorKind says why a call failed.
@@ -167,11 +226,11 @@ func (x ErrorKind) String() string {
 }
 
 func (ErrorKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_toold_v1_tool_proto_enumTypes[1].Descriptor()
+	return file_toold_v1_tool_proto_enumTypes[2].Descriptor()
 }
 
 func (ErrorKind) Type() protoreflect.EnumType {
-	return &file_toold_v1_tool_proto_enumTypes[1]
+	return &file_toold_v1_tool_proto_enumTypes[2]
 }
 
 func (x ErrorKind) Number() protoreflect.EnumNumber {
@@ -180,7 +239,163 @@ func (x ErrorKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ErrorKind.Descriptor instead.
 func (ErrorKind) EnumDescriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{2}
+}
+
+// CancelRequest names the calls to cancel.
+type CancelRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the calls belong to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The calls' tool_use_ids.
+	ToolUseIds    []string `protobuf:"bytes,2,rep,name=tool_use_ids,json=toolUseIds,proto3" json:"tool_use_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelRequest) Reset() {
+	*x = CancelRequest{}
+	mi := &file_toold_v1_tool_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelRequest) ProtoMessage() {}
+
+func (x *CancelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
+func (*CancelRequest) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CancelRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CancelRequest) GetToolUseIds() []string {
+	if x != nil {
+		return x.ToolUseIds
+	}
+	return nil
+}
+
+// CancelResponse says what Cancel found, one entry per id, in order.
+type CancelResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The calls.
+	Calls         []*CallCancellation `protobuf:"bytes,1,rep,name=calls,proto3" json:"calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelResponse) Reset() {
+	*x = CancelResponse{}
+	mi := &file_toold_v1_tool_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelResponse) ProtoMessage() {}
+
+func (x *CancelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
+func (*CancelResponse) Descriptor() ([]byte, []int) {
 	return file_toold_v1_tool_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CancelResponse) GetCalls() []*CallCancellation {
+	if x != nil {
+		return x.Calls
+	}
+	return nil
+}
+
+// CallCancellation is what Cancel found for one call.
+type CallCancellation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's tool_use_id.
+	ToolUseId string `protobuf:"bytes,1,opt,name=tool_use_id,json=toolUseId,proto3" json:"tool_use_id,omitempty"`
+	// What became of it.
+	State         CancelState `protobuf:"varint,2,opt,name=state,proto3,enum=toold.v1.CancelState" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallCancellation) Reset() {
+	*x = CallCancellation{}
+	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallCancellation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallCancellation) ProtoMessage() {}
+
+func (x *CallCancellation) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallCancellation.ProtoReflect.Descriptor instead.
+func (*CallCancellation) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CallCancellation) GetToolUseId() string {
+	if x != nil {
+		return x.ToolUseId
+	}
+	return ""
+}
+
+func (x *CallCancellation) GetState() CancelState {
+	if x != nil {
+		return x.State
+	}
+	return CancelState_CANCEL_STATE_UNSPECIFIED
 }
 
 // ListToolsRequest optionally names a session.
@@ -194,7 +409,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[0]
+	mi := &file_toold_v1_tool_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -206,7 +421,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[0]
+	mi := &file_toold_v1_tool_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -219,7 +434,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{0}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListToolsRequest) GetSessionId() string {
@@ -235,14 +450,21 @@ type ListToolsResponse struct {
 	// The tools, in pool order.
 	Tools []*ToolDefinition `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
 	// The MCP servers the pool draws on, with their state.
-	McpServers    []*McpServerState `protobuf:"bytes,2,rep,name=mcp_servers,json=mcpServers,proto3" json:"mcp_servers,omitempty"`
+	McpServers []*McpServerState `protobuf:"bytes,2,rep,name=mcp_servers,json=mcpServers,proto3" json:"mcp_servers,omitempty"`
+	// The Messages API `tools` array exactly as messages.create takes it: a
+	// JSON array of {"name", "description", "input_schema"} objects and
+	// nothing else, in pool order, each input_schema with the key order the
+	// tool declares (the bytes Claude Code sends). Deferred tools are left
+	// out: they have no schema, and the model finds them with ToolSearch.
+	// Pass it as is, rather than rewriting `tools`.
+	ToolsJson     string `protobuf:"bytes,3,opt,name=tools_json,json=toolsJson,proto3" json:"tools_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_toold_v1_tool_proto_msgTypes[1]
+	mi := &file_toold_v1_tool_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -254,7 +476,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[1]
+	mi := &file_toold_v1_tool_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -267,7 +489,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{1}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListToolsResponse) GetTools() []*ToolDefinition {
@@ -282,6 +504,13 @@ func (x *ListToolsResponse) GetMcpServers() []*McpServerState {
 		return x.McpServers
 	}
 	return nil
+}
+
+func (x *ListToolsResponse) GetToolsJson() string {
+	if x != nil {
+		return x.ToolsJson
+	}
+	return ""
 }
 
 // McpServerState is one configured MCP server as this replica sees it.
@@ -304,7 +533,7 @@ type McpServerState struct {
 
 func (x *McpServerState) Reset() {
 	*x = McpServerState{}
-	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	mi := &file_toold_v1_tool_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -316,7 +545,7 @@ func (x *McpServerState) String() string {
 func (*McpServerState) ProtoMessage() {}
 
 func (x *McpServerState) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[2]
+	mi := &file_toold_v1_tool_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -329,7 +558,7 @@ func (x *McpServerState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use McpServerState.ProtoReflect.Descriptor instead.
 func (*McpServerState) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{2}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *McpServerState) GetName() string {
@@ -389,7 +618,7 @@ type ToolDefinition struct {
 
 func (x *ToolDefinition) Reset() {
 	*x = ToolDefinition{}
-	mi := &file_toold_v1_tool_proto_msgTypes[3]
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +630,7 @@ func (x *ToolDefinition) String() string {
 func (*ToolDefinition) ProtoMessage() {}
 
 func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[3]
+	mi := &file_toold_v1_tool_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +643,7 @@ func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolDefinition.ProtoReflect.Descriptor instead.
 func (*ToolDefinition) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{3}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolDefinition) GetName() string {
@@ -468,7 +697,7 @@ type ExecuteRequest struct {
 
 func (x *ExecuteRequest) Reset() {
 	*x = ExecuteRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -480,7 +709,7 @@ func (x *ExecuteRequest) String() string {
 func (*ExecuteRequest) ProtoMessage() {}
 
 func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[4]
+	mi := &file_toold_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -493,7 +722,7 @@ func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{4}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ExecuteRequest) GetSessionId() string {
@@ -532,7 +761,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[5]
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +773,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[5]
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +786,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{5}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AttachRequest) GetSessionId() string {
@@ -599,7 +828,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -611,7 +840,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[6]
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -624,7 +853,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ToolCall) GetToolUseId() string {
@@ -685,7 +914,7 @@ type ExecuteEvent struct {
 
 func (x *ExecuteEvent) Reset() {
 	*x = ExecuteEvent{}
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +926,7 @@ func (x *ExecuteEvent) String() string {
 func (*ExecuteEvent) ProtoMessage() {}
 
 func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[7]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +939,7 @@ func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteEvent.ProtoReflect.Descriptor instead.
 func (*ExecuteEvent) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ExecuteEvent) GetToolUseId() string {
@@ -876,7 +1105,7 @@ type Keepalive struct {
 
 func (x *Keepalive) Reset() {
 	*x = Keepalive{}
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -888,7 +1117,7 @@ func (x *Keepalive) String() string {
 func (*Keepalive) ProtoMessage() {}
 
 func (x *Keepalive) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -901,7 +1130,7 @@ func (x *Keepalive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Keepalive.ProtoReflect.Descriptor instead.
 func (*Keepalive) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 // HookRun reports one hook that ran for a call.
@@ -930,7 +1159,7 @@ type HookRun struct {
 
 func (x *HookRun) Reset() {
 	*x = HookRun{}
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -942,7 +1171,7 @@ func (x *HookRun) String() string {
 func (*HookRun) ProtoMessage() {}
 
 func (x *HookRun) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -955,7 +1184,7 @@ func (x *HookRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookRun.ProtoReflect.Descriptor instead.
 func (*HookRun) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HookRun) GetEvent() string {
@@ -1037,7 +1266,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1049,7 +1278,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1062,7 +1291,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Decision) GetBehavior() Behavior {
@@ -1126,7 +1355,7 @@ type PartDecision struct {
 
 func (x *PartDecision) Reset() {
 	*x = PartDecision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1138,7 +1367,7 @@ func (x *PartDecision) String() string {
 func (*PartDecision) ProtoMessage() {}
 
 func (x *PartDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1151,7 +1380,7 @@ func (x *PartDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartDecision.ProtoReflect.Descriptor instead.
 func (*PartDecision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PartDecision) GetCommand() string {
@@ -1208,7 +1437,7 @@ type PermissionRequest struct {
 
 func (x *PermissionRequest) Reset() {
 	*x = PermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1220,7 +1449,7 @@ func (x *PermissionRequest) String() string {
 func (*PermissionRequest) ProtoMessage() {}
 
 func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1233,7 +1462,7 @@ func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionRequest.ProtoReflect.Descriptor instead.
 func (*PermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PermissionRequest) GetRequestId() string {
@@ -1284,7 +1513,7 @@ type CheckPermissionRequest struct {
 
 func (x *CheckPermissionRequest) Reset() {
 	*x = CheckPermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1525,7 @@ func (x *CheckPermissionRequest) String() string {
 func (*CheckPermissionRequest) ProtoMessage() {}
 
 func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1538,7 @@ func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionRequest.ProtoReflect.Descriptor instead.
 func (*CheckPermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CheckPermissionRequest) GetSessionId() string {
@@ -1337,7 +1566,7 @@ type CheckPermissionResponse struct {
 
 func (x *CheckPermissionResponse) Reset() {
 	*x = CheckPermissionResponse{}
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1578,7 @@ func (x *CheckPermissionResponse) String() string {
 func (*CheckPermissionResponse) ProtoMessage() {}
 
 func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1591,7 @@ func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionResponse.ProtoReflect.Descriptor instead.
 func (*CheckPermissionResponse) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CheckPermissionResponse) GetDecision() *Decision {
@@ -1393,7 +1622,7 @@ type ToolStarted struct {
 
 func (x *ToolStarted) Reset() {
 	*x = ToolStarted{}
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1634,7 @@ func (x *ToolStarted) String() string {
 func (*ToolStarted) ProtoMessage() {}
 
 func (x *ToolStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1647,7 @@ func (x *ToolStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolStarted.ProtoReflect.Descriptor instead.
 func (*ToolStarted) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ToolStarted) GetName() string {
@@ -1480,7 +1709,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1492,7 +1721,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1505,7 +1734,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ToolProgress) GetChunk() isToolProgress_Chunk {
@@ -1598,7 +1827,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1610,7 +1839,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1623,7 +1852,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ToolResult) GetIsError() bool {
@@ -1692,7 +1921,7 @@ type ContentBlock struct {
 
 func (x *ContentBlock) Reset() {
 	*x = ContentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	mi := &file_toold_v1_tool_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1704,7 +1933,7 @@ func (x *ContentBlock) String() string {
 func (*ContentBlock) ProtoMessage() {}
 
 func (x *ContentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	mi := &file_toold_v1_tool_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1717,7 +1946,7 @@ func (x *ContentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentBlock.ProtoReflect.Descriptor instead.
 func (*ContentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{18}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ContentBlock) GetBlock() isContentBlock_Block {
@@ -1792,7 +2021,7 @@ type DocumentBlock struct {
 
 func (x *DocumentBlock) Reset() {
 	*x = DocumentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[19]
+	mi := &file_toold_v1_tool_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1804,7 +2033,7 @@ func (x *DocumentBlock) String() string {
 func (*DocumentBlock) ProtoMessage() {}
 
 func (x *DocumentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[19]
+	mi := &file_toold_v1_tool_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1817,7 +2046,7 @@ func (x *DocumentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentBlock.ProtoReflect.Descriptor instead.
 func (*DocumentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{19}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DocumentBlock) GetMediaType() string {
@@ -1845,7 +2074,7 @@ type TextBlock struct {
 
 func (x *TextBlock) Reset() {
 	*x = TextBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[20]
+	mi := &file_toold_v1_tool_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1857,7 +2086,7 @@ func (x *TextBlock) String() string {
 func (*TextBlock) ProtoMessage() {}
 
 func (x *TextBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[20]
+	mi := &file_toold_v1_tool_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1870,7 +2099,7 @@ func (x *TextBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextBlock.ProtoReflect.Descriptor instead.
 func (*TextBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{20}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TextBlock) GetText() string {
@@ -1893,7 +2122,7 @@ type ImageBlock struct {
 
 func (x *ImageBlock) Reset() {
 	*x = ImageBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[21]
+	mi := &file_toold_v1_tool_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1905,7 +2134,7 @@ func (x *ImageBlock) String() string {
 func (*ImageBlock) ProtoMessage() {}
 
 func (x *ImageBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[21]
+	mi := &file_toold_v1_tool_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1918,7 +2147,7 @@ func (x *ImageBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageBlock.ProtoReflect.Descriptor instead.
 func (*ImageBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{21}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ImageBlock) GetMediaType() string {
@@ -1939,14 +2168,26 @@ var File_toold_v1_tool_proto protoreflect.FileDescriptor
 
 const file_toold_v1_tool_proto_rawDesc = "" +
 	"\n" +
-	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\"1\n" +
+	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\"m\n" +
+	"\rCancelRequest\x12%\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x125\n" +
+	"\ftool_use_ids\x18\x02 \x03(\tB\x13\xbaH\x10\x92\x01\r\b\x01\x10d\"\ar\x05\x10\x01\x18\x80\x02R\n" +
+	"toolUseIds\"B\n" +
+	"\x0eCancelResponse\x120\n" +
+	"\x05calls\x18\x01 \x03(\v2\x1a.toold.v1.CallCancellationR\x05calls\"_\n" +
+	"\x10CallCancellation\x12\x1e\n" +
+	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x12+\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x15.toold.v1.CancelStateR\x05state\"1\n" +
 	"\x10ListToolsRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"~\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x9d\x01\n" +
 	"\x11ListToolsResponse\x12.\n" +
 	"\x05tools\x18\x01 \x03(\v2\x18.toold.v1.ToolDefinitionR\x05tools\x129\n" +
 	"\vmcp_servers\x18\x02 \x03(\v2\x18.toold.v1.McpServerStateR\n" +
-	"mcpServers\"\x96\x01\n" +
+	"mcpServers\x12\x1d\n" +
+	"\n" +
+	"tools_json\x18\x03 \x01(\tR\ttoolsJson\"\x96\x01\n" +
 	"\x0eMcpServerState\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
 	"\ttransport\x18\x02 \x01(\tR\ttransport\x12\x14\n" +
@@ -2069,7 +2310,12 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"ImageBlock\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data*]\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data*\x81\x01\n" +
+	"\vCancelState\x12\x1c\n" +
+	"\x18CANCEL_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17CANCEL_STATE_CANCELLING\x10\x01\x12\x19\n" +
+	"\x15CANCEL_STATE_FINISHED\x10\x02\x12\x1c\n" +
+	"\x18CANCEL_STATE_NOT_STARTED\x10\x03*]\n" +
 	"\bBehavior\x12\x18\n" +
 	"\x14BEHAVIOR_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eBEHAVIOR_ALLOW\x10\x01\x12\x11\n" +
@@ -2090,12 +2336,13 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x12\x17\n" +
 	"\x13ERROR_KIND_NO_MATCH\x10\v\x12\x19\n" +
 	"\x15ERROR_KIND_NOT_UNIQUE\x10\f\x12\x17\n" +
-	"\x13ERROR_KIND_CONFLICT\x10\r2\xa7\x02\n" +
+	"\x13ERROR_KIND_CONFLICT\x10\r2\xe4\x02\n" +
 	"\vToolService\x12D\n" +
 	"\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n" +
 	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n" +
 	"\x06Attach\x12\x17.toold.v1.AttachRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n" +
-	"\x0fCheckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
+	"\x0fCheckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponse\x12;\n" +
+	"\x06Cancel\x12\x17.toold.v1.CancelRequest\x1a\x18.toold.v1.CancelResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
 
 var (
 	file_toold_v1_tool_proto_rawDescOnce sync.Once
@@ -2109,75 +2356,83 @@ func file_toold_v1_tool_proto_rawDescGZIP() []byte {
 	return file_toold_v1_tool_proto_rawDescData
 }
 
-var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_toold_v1_tool_proto_goTypes = []any{
-	(Behavior)(0),                   // 0: toold.v1.Behavior
-	(ErrorKind)(0),                  // 1: toold.v1.ErrorKind
-	(*ListToolsRequest)(nil),        // 2: toold.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),       // 3: toold.v1.ListToolsResponse
-	(*McpServerState)(nil),          // 4: toold.v1.McpServerState
-	(*ToolDefinition)(nil),          // 5: toold.v1.ToolDefinition
-	(*ExecuteRequest)(nil),          // 6: toold.v1.ExecuteRequest
-	(*AttachRequest)(nil),           // 7: toold.v1.AttachRequest
-	(*ToolCall)(nil),                // 8: toold.v1.ToolCall
-	(*ExecuteEvent)(nil),            // 9: toold.v1.ExecuteEvent
-	(*Keepalive)(nil),               // 10: toold.v1.Keepalive
-	(*HookRun)(nil),                 // 11: toold.v1.HookRun
-	(*Decision)(nil),                // 12: toold.v1.Decision
-	(*PartDecision)(nil),            // 13: toold.v1.PartDecision
-	(*PermissionRequest)(nil),       // 14: toold.v1.PermissionRequest
-	(*CheckPermissionRequest)(nil),  // 15: toold.v1.CheckPermissionRequest
-	(*CheckPermissionResponse)(nil), // 16: toold.v1.CheckPermissionResponse
-	(*ToolStarted)(nil),             // 17: toold.v1.ToolStarted
-	(*ToolProgress)(nil),            // 18: toold.v1.ToolProgress
-	(*ToolResult)(nil),              // 19: toold.v1.ToolResult
-	(*ContentBlock)(nil),            // 20: toold.v1.ContentBlock
-	(*DocumentBlock)(nil),           // 21: toold.v1.DocumentBlock
-	(*TextBlock)(nil),               // 22: toold.v1.TextBlock
-	(*ImageBlock)(nil),              // 23: toold.v1.ImageBlock
-	(*structpb.Struct)(nil),         // 24: google.protobuf.Struct
+	(CancelState)(0),                // 0: toold.v1.CancelState
+	(Behavior)(0),                   // 1: toold.v1.Behavior
+	(ErrorKind)(0),                  // 2: toold.v1.ErrorKind
+	(*CancelRequest)(nil),           // 3: toold.v1.CancelRequest
+	(*CancelResponse)(nil),          // 4: toold.v1.CancelResponse
+	(*CallCancellation)(nil),        // 5: toold.v1.CallCancellation
+	(*ListToolsRequest)(nil),        // 6: toold.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),       // 7: toold.v1.ListToolsResponse
+	(*McpServerState)(nil),          // 8: toold.v1.McpServerState
+	(*ToolDefinition)(nil),          // 9: toold.v1.ToolDefinition
+	(*ExecuteRequest)(nil),          // 10: toold.v1.ExecuteRequest
+	(*AttachRequest)(nil),           // 11: toold.v1.AttachRequest
+	(*ToolCall)(nil),                // 12: toold.v1.ToolCall
+	(*ExecuteEvent)(nil),            // 13: toold.v1.ExecuteEvent
+	(*Keepalive)(nil),               // 14: toold.v1.Keepalive
+	(*HookRun)(nil),                 // 15: toold.v1.HookRun
+	(*Decision)(nil),                // 16: toold.v1.Decision
+	(*PartDecision)(nil),            // 17: toold.v1.PartDecision
+	(*PermissionRequest)(nil),       // 18: toold.v1.PermissionRequest
+	(*CheckPermissionRequest)(nil),  // 19: toold.v1.CheckPermissionRequest
+	(*CheckPermissionResponse)(nil), // 20: toold.v1.CheckPermissionResponse
+	(*ToolStarted)(nil),             // 21: toold.v1.ToolStarted
+	(*ToolProgress)(nil),            // 22: toold.v1.ToolProgress
+	(*ToolResult)(nil),              // 23: toold.v1.ToolResult
+	(*ContentBlock)(nil),            // 24: toold.v1.ContentBlock
+	(*DocumentBlock)(nil),           // 25: toold.v1.DocumentBlock
+	(*TextBlock)(nil),               // 26: toold.v1.TextBlock
+	(*ImageBlock)(nil),              // 27: toold.v1.ImageBlock
+	(*structpb.Struct)(nil),         // 28: google.protobuf.Struct
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
-	5,  // 0: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
-	4,  // 1: toold.v1.ListToolsResponse.mcp_servers:type_name -> toold.v1.McpServerState
-	24, // 2: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
-	8,  // 3: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
-	24, // 4: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
-	17, // 5: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
-	18, // 6: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
-	19, // 7: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
-	14, // 8: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
-	12, // 9: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
-	11, // 10: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
-	10, // 11: toold.v1.ExecuteEvent.keepalive:type_name -> toold.v1.Keepalive
-	0,  // 12: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
-	13, // 13: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
-	0,  // 14: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
-	24, // 15: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
-	12, // 16: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
-	8,  // 17: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
-	12, // 18: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
-	1,  // 19: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
-	20, // 20: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
-	24, // 21: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
-	24, // 22: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
-	22, // 23: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
-	23, // 24: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
-	21, // 25: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
-	2,  // 26: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
-	6,  // 27: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
-	7,  // 28: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
-	15, // 29: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
-	3,  // 30: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	9,  // 31: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	9,  // 32: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
-	16, // 33: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
-	30, // [30:34] is the sub-list for method output_type
-	26, // [26:30] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	5,  // 0: toold.v1.CancelResponse.calls:type_name -> toold.v1.CallCancellation
+	0,  // 1: toold.v1.CallCancellation.state:type_name -> toold.v1.CancelState
+	9,  // 2: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
+	8,  // 3: toold.v1.ListToolsResponse.mcp_servers:type_name -> toold.v1.McpServerState
+	28, // 4: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
+	12, // 5: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
+	28, // 6: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
+	21, // 7: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
+	22, // 8: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
+	23, // 9: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
+	18, // 10: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
+	16, // 11: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
+	15, // 12: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
+	14, // 13: toold.v1.ExecuteEvent.keepalive:type_name -> toold.v1.Keepalive
+	1,  // 14: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
+	17, // 15: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
+	1,  // 16: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
+	28, // 17: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
+	16, // 18: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
+	12, // 19: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
+	16, // 20: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
+	2,  // 21: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
+	24, // 22: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
+	28, // 23: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
+	28, // 24: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
+	26, // 25: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
+	27, // 26: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
+	25, // 27: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
+	6,  // 28: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
+	10, // 29: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
+	11, // 30: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
+	19, // 31: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
+	3,  // 32: toold.v1.ToolService.Cancel:input_type -> toold.v1.CancelRequest
+	7,  // 33: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	13, // 34: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	13, // 35: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
+	20, // 36: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	4,  // 37: toold.v1.ToolService.Cancel:output_type -> toold.v1.CancelResponse
+	33, // [33:38] is the sub-list for method output_type
+	28, // [28:33] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_tool_proto_init() }
@@ -2185,7 +2440,7 @@ func file_toold_v1_tool_proto_init() {
 	if File_toold_v1_tool_proto != nil {
 		return
 	}
-	file_toold_v1_tool_proto_msgTypes[7].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[10].OneofWrappers = []any{
 		(*ExecuteEvent_Started)(nil),
 		(*ExecuteEvent_Progress)(nil),
 		(*ExecuteEvent_Result)(nil),
@@ -2194,12 +2449,12 @@ func file_toold_v1_tool_proto_init() {
 		(*ExecuteEvent_HookRun)(nil),
 		(*ExecuteEvent_Keepalive)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[16].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[19].OneofWrappers = []any{
 		(*ToolProgress_Stdout)(nil),
 		(*ToolProgress_Stderr)(nil),
 		(*ToolProgress_Message)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[18].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[21].OneofWrappers = []any{
 		(*ContentBlock_Text)(nil),
 		(*ContentBlock_Image)(nil),
 		(*ContentBlock_Document)(nil),
@@ -2209,8 +2464,8 @@ func file_toold_v1_tool_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_tool_proto_rawDesc), len(file_toold_v1_tool_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   22,
+			NumEnums:      3,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,6 +23,7 @@ const (
 	ToolService_Execute_FullMethodName         = "/toold.v1.ToolService/Execute"
 	ToolService_Attach_FullMethodName          = "/toold.v1.ToolService/Attach"
 	ToolService_CheckPermission_FullMethodName = "/toold.v1.ToolService/CheckPermission"
+	ToolService_Cancel_FullMethodName          = "/toold.v1.ToolService/Cancel"
 )
 
 // ToolServiceClient is the client API for ToolService service.
@@ -85,6 +86,32 @@ type ToolServiceClient interface {
 	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for a call
 	// without a name.
 	CheckPermission(ctx context.Context, in *CheckPermissionRequest, opts ...grpc.CallOption) (*CheckPermissionResponse, error)
+	// Cancel stops calls of a session by tool_use_id, on whichever replica
+	// runs them. It is how a client cancels a detached call (or any call)
+	// when its caller gives up: cancelling the Execute stream of a detached
+	// request does not stop its calls.
+	//
+	// A running call is stopped (its processes are killed) and ends with its
+	// normal result of kind CANCELLED ("The call was cancelled before it
+	// finished."), journaled once, which its Execute and Attach streams
+	// carry; a call of a batch that has not reached it yet ends the same way
+	// without running; so does a call that arrives within a short while
+	// after a Cancel that found no record of it. A retry of a cancelled call
+	// gets its cancelled result again, it is not run.
+	//
+	// Cancel is idempotent: a call that has its result already is left
+	// alone (state FINISHED), and cancelling again changes nothing. It
+	// returns at once, without waiting for the calls to stop; follow them
+	// with Attach for their results.
+	//
+	// With a shared store (Redis) the request reaches every replica through
+	// Redis Pub/Sub; a request published while a replica's subscription is
+	// reconnecting is lost there, so a client that must be sure calls Cancel
+	// again when the call's result does not come.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for no ids,
+	// more than 100, or an empty one.
+	Cancel(ctx context.Context, in *CancelRequest, opts ...grpc.CallOption) (*CancelResponse, error)
 }
 
 type toolServiceClient struct {
@@ -153,6 +180,16 @@ func (c *toolServiceClient) CheckPermission(ctx context.Context, in *CheckPermis
 	return out, nil
 }
 
+func (c *toolServiceClient) Cancel(ctx context.Context, in *CancelRequest, opts ...grpc.CallOption) (*CancelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelResponse)
+	err := c.cc.Invoke(ctx, ToolService_Cancel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ToolServiceServer is the server API for ToolService service.
 // All implementations must embed UnimplementedToolServiceServer
 // for forward compatibility.
@@ -213,6 +250,32 @@ type ToolServiceServer interface {
 	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for a call
 	// without a name.
 	CheckPermission(context.Context, *CheckPermissionRequest) (*CheckPermissionResponse, error)
+	// Cancel stops calls of a session by tool_use_id, on whichever replica
+	// runs them. It is how a client cancels a detached call (or any call)
+	// when its caller gives up: cancelling the Execute stream of a detached
+	// request does not stop its calls.
+	//
+	// A running call is stopped (its processes are killed) and ends with its
+	// normal result of kind CANCELLED ("The call was cancelled before it
+	// finished."), journaled once, which its Execute and Attach streams
+	// carry; a call of a batch that has not reached it yet ends the same way
+	// without running; so does a call that arrives within a short while
+	// after a Cancel that found no record of it. A retry of a cancelled call
+	// gets its cancelled result again, it is not run.
+	//
+	// Cancel is idempotent: a call that has its result already is left
+	// alone (state FINISHED), and cancelling again changes nothing. It
+	// returns at once, without waiting for the calls to stop; follow them
+	// with Attach for their results.
+	//
+	// With a shared store (Redis) the request reaches every replica through
+	// Redis Pub/Sub; a request published while a replica's subscription is
+	// reconnecting is lost there, so a client that must be sure calls Cancel
+	// again when the call's result does not come.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for no ids,
+	// more than 100, or an empty one.
+	Cancel(context.Context, *CancelRequest) (*CancelResponse, error)
 	mustEmbedUnimplementedToolServiceServer()
 }
 
@@ -234,6 +297,9 @@ func (UnimplementedToolServiceServer) Attach(*AttachRequest, grpc.ServerStreamin
 }
 func (UnimplementedToolServiceServer) CheckPermission(context.Context, *CheckPermissionRequest) (*CheckPermissionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckPermission not implemented")
+}
+func (UnimplementedToolServiceServer) Cancel(context.Context, *CancelRequest) (*CancelResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Cancel not implemented")
 }
 func (UnimplementedToolServiceServer) mustEmbedUnimplementedToolServiceServer() {}
 func (UnimplementedToolServiceServer) testEmbeddedByValue()                     {}
@@ -314,6 +380,24 @@ func _ToolService_CheckPermission_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolService_Cancel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolServiceServer).Cancel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolService_Cancel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolServiceServer).Cancel(ctx, req.(*CancelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ToolService_ServiceDesc is the grpc.ServiceDesc for ToolService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -328,6 +412,10 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckPermission",
 			Handler:    _ToolService_CheckPermission_Handler,
+		},
+		{
+			MethodName: "Cancel",
+			Handler:    _ToolService_Cancel_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -12,7 +12,84 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toold/v1/tool.proto.
  */
 export const file_toold_v1_tool: GenFile = /*@__PURE__*/
-  fileDesc("ChN0b29sZC92MS90b29sLnByb3RvEgh0b29sZC52MSImChBMaXN0VG9vbHNSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiawoRTGlzdFRvb2xzUmVzcG9uc2USJwoFdG9vbHMYASADKAsyGC50b29sZC52MS5Ub29sRGVmaW5pdGlvbhItCgttY3Bfc2VydmVycxgCIAMoCzIYLnRvb2xkLnYxLk1jcFNlcnZlclN0YXRlImgKDk1jcFNlcnZlclN0YXRlEgwKBG5hbWUYASABKAkSEQoJdHJhbnNwb3J0GAIgASgJEg0KBXN0YXRlGAMgASgJEhIKCmxhc3RfZXJyb3IYBCABKAkSEgoKdG9vbF9jb3VudBgFIAEoBSKIAQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRItCgxpbnB1dF9zY2hlbWEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhAKCGRlZmVycmVkGAQgASgIEhIKCm1jcF9zZXJ2ZXIYBSABKAkiqQEKDkV4ZWN1dGVSZXF1ZXN0EhoKCnNlc3Npb25faWQYASABKAlCBrpIA8gBARJpCgVjYWxscxgCIAMoCzISLnRvb2xkLnYxLlRvb2xDYWxsQka6SEO6AUAKD2NhbGxzLm1pbl9pdGVtcxIdYXQgbGVhc3Qgb25lIGNhbGwgaXMgcmVxdWlyZWQaDnNpemUodGhpcykgPiAwEhAKCGRldGFjaGVkGAMgASgIImkKDUF0dGFjaFJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEiAKC3Rvb2xfdXNlX2lkGAIgASgJQgu6SAjIAQFyAxiAAhIaCglhZnRlcl9zZXEYAyABKANCB7pIBCICKAAi4wEKCFRvb2xDYWxsEh0KC3Rvb2xfdXNlX2lkGAEgASgJQgi6SAVyAxiAAhIUCgRuYW1lGAIgASgJQga6SAPIAQESJgoFaW5wdXQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCmlucHV0X2pzb24YBCABKAk6ZrpIYxphCg9pbnB1dC5leGNsdXNpdmUSIXNldCBpbnB1dCBvciBpbnB1dF9qc29uLCBub3QgYm90aBorIShoYXModGhpcy5pbnB1dCkgJiYgdGhpcy5pbnB1dF9qc29uICE9ICcnKSL9AgoMRXhlY3V0ZUV2ZW50EhMKC3Rvb2xfdXNlX2lkGAEgASgJEigKB3N0YXJ0ZWQYAiABKAsyFS50b29sZC52MS5Ub29sU3RhcnRlZEgAEioKCHByb2dyZXNzGAMgASgLMhYudG9vbGQudjEuVG9vbFByb2dyZXNzSAASJgoGcmVzdWx0GAQgASgLMhQudG9vbGQudjEuVG9vbFJlc3VsdEgAEjkKEnBlcm1pc3Npb25fcmVxdWVzdBgFIAEoCzIbLnRvb2xkLnYxLlBlcm1pc3Npb25SZXF1ZXN0SAASJgoIZGVjaXNpb24YBiABKAsyEi50b29sZC52MS5EZWNpc2lvbkgAEiUKCGhvb2tfcnVuGAkgASgLMhEudG9vbGQudjEuSG9va1J1bkgAEigKCWtlZXBhbGl2ZRgKIAEoCzITLnRvb2xkLnYxLktlZXBhbGl2ZUgAEgsKA3NlcRgHIAEoAxIQCghyZXBsYXllZBgIIAEoCEIHCgVldmVudCILCglLZWVwYWxpdmUijwEKB0hvb2tSdW4SDQoFZXZlbnQYASABKAkSDAoEaG9vaxgCIAEoCRIMCgR0eXBlGAMgASgJEhAKCGRlY2lzaW9uGAQgASgJEg4KBnN0YXR1cxgFIAEoCRIPCgdtZXNzYWdlGAYgASgJEhEKCWV4aXRfY29kZRgHIAEoBRITCgtkdXJhdGlvbl9tcxgIIAEoAyKXAQoIRGVjaXNpb24SJAoIYmVoYXZpb3IYASABKA4yEi50b29sZC52MS5CZWhhdmlvchIOCgZyZWFzb24YAiABKAkSDAoEcnVsZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSJQoFcGFydHMYBSADKAsyFi50b29sZC52MS5QYXJ0RGVjaXNpb24SEAoId2FybmluZ3MYBiADKAkicwoMUGFydERlY2lzaW9uEg8KB2NvbW1hbmQYASABKAkSJAoIYmVoYXZpb3IYAiABKA4yEi50b29sZC52MS5CZWhhdmlvchIOCgZyZWFzb24YAyABKAkSDAoEcnVsZRgEIAEoCRIOCgZzb3VyY2UYBSABKAkioQEKEVBlcm1pc3Npb25SZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEiYKBWlucHV0GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIkCghkZWNpc2lvbhgEIAEoCzISLnRvb2xkLnYxLkRlY2lzaW9uEhcKD3N1Z2dlc3RlZF9ydWxlcxgFIAMoCSJeChZDaGVja1Blcm1pc3Npb25SZXF1ZXN0EhoKCnNlc3Npb25faWQYASABKAlCBrpIA8gBARIoCgRjYWxsGAIgASgLMhIudG9vbGQudjEuVG9vbENhbGxCBrpIA8gBASI/ChdDaGVja1Blcm1pc3Npb25SZXNwb25zZRIkCghkZWNpc2lvbhgBIAEoCzISLnRvb2xkLnYxLkRlY2lzaW9uInQKC1Rvb2xTdGFydGVkEgwKBG5hbWUYASABKAkSDwoHc3VtbWFyeRgCIAEoCRIRCglpc19zZWFyY2gYAyABKAgSDwoHaXNfcmVhZBgEIAEoCBIPCgdpc19saXN0GAUgASgIEhEKCXJlYWRfb25seRgGIAEoCCJOCgxUb29sUHJvZ3Jlc3MSEAoGc3Rkb3V0GAEgASgMSAASEAoGc3RkZXJyGAIgASgMSAASEQoHbWVzc2FnZRgDIAEoCUgAQgcKBWNodW5rIvUBCgpUb29sUmVzdWx0EhAKCGlzX2Vycm9yGAEgASgIEicKCmVycm9yX2tpbmQYAiABKA4yEy50b29sZC52MS5FcnJvcktpbmQSJwoHY29udGVudBgDIAMoCzIWLnRvb2xkLnYxLkNvbnRlbnRCbG9jaxIsCgt0b29sX3Jlc3VsdBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSKQoIbWV0YWRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhMKC2R1cmF0aW9uX21zGAYgASgDEhUKDW1vZGVsX2NvbnRleHQYByADKAkikAEKDENvbnRlbnRCbG9jaxIjCgR0ZXh0GAEgASgLMhMudG9vbGQudjEuVGV4dEJsb2NrSAASJQoFaW1hZ2UYAiABKAsyFC50b29sZC52MS5JbWFnZUJsb2NrSAASKwoIZG9jdW1lbnQYAyABKAsyFy50b29sZC52MS5Eb2N1bWVudEJsb2NrSABCBwoFYmxvY2siMQoNRG9jdW1lbnRCbG9jaxISCgptZWRpYV90eXBlGAEgASgJEgwKBGRhdGEYAiABKAwiGQoJVGV4dEJsb2NrEgwKBHRleHQYASABKAkiLgoKSW1hZ2VCbG9jaxISCgptZWRpYV90eXBlGAEgASgJEgwKBGRhdGEYAiABKAwqXQoIQmVoYXZpb3ISGAoUQkVIQVZJT1JfVU5TUEVDSUZJRUQQABISCg5CRUhBVklPUl9BTExPVxABEhEKDUJFSEFWSU9SX0RFTlkQAhIQCgxCRUhBVklPUl9BU0sQAyqEAwoJRXJyb3JLaW5kEhoKFkVSUk9SX0tJTkRfVU5TUEVDSUZJRUQQABIcChhFUlJPUl9LSU5EX0lOVkFMSURfSU5QVVQQARIbChdFUlJPUl9LSU5EX1VOS05PV05fVE9PTBACEiAKHEVSUk9SX0tJTkRfUEVSTUlTU0lPTl9ERU5JRUQQAxIWChJFUlJPUl9LSU5EX1RJTUVPVVQQBBIVChFFUlJPUl9LSU5EX0ZBSUxFRBAFEhgKFEVSUk9SX0tJTkRfQ0FOQ0VMTEVEEAYSFwoTRVJST1JfS0lORF9JTlRFUk5BTBAHEhoKFkVSUk9SX0tJTkRfVU5BVkFJTEFCTEUQCBIYChRFUlJPUl9LSU5EX05PVF9GT1VORBAJEhkKFUVSUk9SX0tJTkRfV1JPTkdfVFlQRRAKEhcKE0VSUk9SX0tJTkRfTk9fTUFUQ0gQCxIZChVFUlJPUl9LSU5EX05PVF9VTklRVUUQDBIXChNFUlJPUl9LSU5EX0NPTkZMSUNUEA0ypwIKC1Rvb2xTZXJ2aWNlEkQKCUxpc3RUb29scxIaLnRvb2xkLnYxLkxpc3RUb29sc1JlcXVlc3QaGy50b29sZC52MS5MaXN0VG9vbHNSZXNwb25zZRI9CgdFeGVjdXRlEhgudG9vbGQudjEuRXhlY3V0ZVJlcXVlc3QaFi50b29sZC52MS5FeGVjdXRlRXZlbnQwARI7CgZBdHRhY2gSFy50b29sZC52MS5BdHRhY2hSZXF1ZXN0GhYudG9vbGQudjEuRXhlY3V0ZUV2ZW50MAESVgoPQ2hlY2tQZXJtaXNzaW9uEiAudG9vbGQudjEuQ2hlY2tQZXJtaXNzaW9uUmVxdWVzdBohLnRvb2xkLnYxLkNoZWNrUGVybWlzc2lvblJlc3BvbnNlQi9aLWdpdGh1Yi5jb20vdG9vbGQvdG9vbGQvcHJvdG8vdG9vbGQvdjE7dG9vbGR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct]);
+  fileDesc("ChN0b29sZC92MS90b29sLnByb3RvEgh0b29sZC52MSJWCg1DYW5jZWxSZXF1ZXN0EhoKCnNlc3Npb25faWQYASABKAlCBrpIA8gBARIpCgx0b29sX3VzZV9pZHMYAiADKAlCE7pIEJIBDQgBEGQiB3IFEAEYgAIiOwoOQ2FuY2VsUmVzcG9uc2USKQoFY2FsbHMYASADKAsyGi50b29sZC52MS5DYWxsQ2FuY2VsbGF0aW9uIk0KEENhbGxDYW5jZWxsYXRpb24SEwoLdG9vbF91c2VfaWQYASABKAkSJAoFc3RhdGUYAiABKA4yFS50b29sZC52MS5DYW5jZWxTdGF0ZSImChBMaXN0VG9vbHNSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkifwoRTGlzdFRvb2xzUmVzcG9uc2USJwoFdG9vbHMYASADKAsyGC50b29sZC52MS5Ub29sRGVmaW5pdGlvbhItCgttY3Bfc2VydmVycxgCIAMoCzIYLnRvb2xkLnYxLk1jcFNlcnZlclN0YXRlEhIKCnRvb2xzX2pzb24YAyABKAkiaAoOTWNwU2VydmVyU3RhdGUSDAoEbmFtZRgBIAEoCRIRCgl0cmFuc3BvcnQYAiABKAkSDQoFc3RhdGUYAyABKAkSEgoKbGFzdF9lcnJvchgEIAEoCRISCgp0b29sX2NvdW50GAUgASgFIogBCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEAoIZGVmZXJyZWQYBCABKAgSEgoKbWNwX3NlcnZlchgFIAEoCSKpAQoORXhlY3V0ZVJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEmkKBWNhbGxzGAIgAygLMhIudG9vbGQudjEuVG9vbENhbGxCRrpIQ7oBQAoPY2FsbHMubWluX2l0ZW1zEh1hdCBsZWFzdCBvbmUgY2FsbCBpcyByZXF1aXJlZBoOc2l6ZSh0aGlzKSA+IDASEAoIZGV0YWNoZWQYAyABKAgiaQoNQXR0YWNoUmVxdWVzdBIaCgpzZXNzaW9uX2lkGAEgASgJQga6SAPIAQESIAoLdG9vbF91c2VfaWQYAiABKAlCC7pICMgBAXIDGIACEhoKCWFmdGVyX3NlcRgDIAEoA0IHukgEIgIoACLjAQoIVG9vbENhbGwSHQoLdG9vbF91c2VfaWQYASABKAlCCLpIBXIDGIACEhQKBG5hbWUYAiABKAlCBrpIA8gBARImCgVpbnB1dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKaW5wdXRfanNvbhgEIAEoCTpmukhjGmEKD2lucHV0LmV4Y2x1c2l2ZRIhc2V0IGlucHV0IG9yIGlucHV0X2pzb24sIG5vdCBib3RoGishKGhhcyh0aGlzLmlucHV0KSAmJiB0aGlzLmlucHV0X2pzb24gIT0gJycpIv0CCgxFeGVjdXRlRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSKAoHc3RhcnRlZBgCIAEoCzIVLnRvb2xkLnYxLlRvb2xTdGFydGVkSAASKgoIcHJvZ3Jlc3MYAyABKAsyFi50b29sZC52MS5Ub29sUHJvZ3Jlc3NIABImCgZyZXN1bHQYBCABKAsyFC50b29sZC52MS5Ub29sUmVzdWx0SAASOQoScGVybWlzc2lvbl9yZXF1ZXN0GAUgASgLMhsudG9vbGQudjEuUGVybWlzc2lvblJlcXVlc3RIABImCghkZWNpc2lvbhgGIAEoCzISLnRvb2xkLnYxLkRlY2lzaW9uSAASJQoIaG9va19ydW4YCSABKAsyES50b29sZC52MS5Ib29rUnVuSAASKAoJa2VlcGFsaXZlGAogASgLMhMudG9vbGQudjEuS2VlcGFsaXZlSAASCwoDc2VxGAcgASgDEhAKCHJlcGxheWVkGAggASgIQgcKBWV2ZW50IgsKCUtlZXBhbGl2ZSKPAQoHSG9va1J1bhINCgVldmVudBgBIAEoCRIMCgRob29rGAIgASgJEgwKBHR5cGUYAyABKAkSEAoIZGVjaXNpb24YBCABKAkSDgoGc3RhdHVzGAUgASgJEg8KB21lc3NhZ2UYBiABKAkSEQoJZXhpdF9jb2RlGAcgASgFEhMKC2R1cmF0aW9uX21zGAggASgDIpcBCghEZWNpc2lvbhIkCghiZWhhdmlvchgBIAEoDjISLnRvb2xkLnYxLkJlaGF2aW9yEg4KBnJlYXNvbhgCIAEoCRIMCgRydWxlGAMgASgJEg4KBnNvdXJjZRgEIAEoCRIlCgVwYXJ0cxgFIAMoCzIWLnRvb2xkLnYxLlBhcnREZWNpc2lvbhIQCgh3YXJuaW5ncxgGIAMoCSJzCgxQYXJ0RGVjaXNpb24SDwoHY29tbWFuZBgBIAEoCRIkCghiZWhhdmlvchgCIAEoDjISLnRvb2xkLnYxLkJlaGF2aW9yEg4KBnJlYXNvbhgDIAEoCRIMCgRydWxlGAQgASgJEg4KBnNvdXJjZRgFIAEoCSKhAQoRUGVybWlzc2lvblJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJgoFaW5wdXQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EiQKCGRlY2lzaW9uGAQgASgLMhIudG9vbGQudjEuRGVjaXNpb24SFwoPc3VnZ2VzdGVkX3J1bGVzGAUgAygJIl4KFkNoZWNrUGVybWlzc2lvblJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEigKBGNhbGwYAiABKAsyEi50b29sZC52MS5Ub29sQ2FsbEIGukgDyAEBIj8KF0NoZWNrUGVybWlzc2lvblJlc3BvbnNlEiQKCGRlY2lzaW9uGAEgASgLMhIudG9vbGQudjEuRGVjaXNpb24idAoLVG9vbFN0YXJ0ZWQSDAoEbmFtZRgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhEKCWlzX3NlYXJjaBgDIAEoCBIPCgdpc19yZWFkGAQgASgIEg8KB2lzX2xpc3QYBSABKAgSEQoJcmVhZF9vbmx5GAYgASgIIk4KDFRvb2xQcm9ncmVzcxIQCgZzdGRvdXQYASABKAxIABIQCgZzdGRlcnIYAiABKAxIABIRCgdtZXNzYWdlGAMgASgJSABCBwoFY2h1bmsi9QEKClRvb2xSZXN1bHQSEAoIaXNfZXJyb3IYASABKAgSJwoKZXJyb3Jfa2luZBgCIAEoDjITLnRvb2xkLnYxLkVycm9yS2luZBInCgdjb250ZW50GAMgAygLMhYudG9vbGQudjEuQ29udGVudEJsb2NrEiwKC3Rvb2xfcmVzdWx0GAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLZHVyYXRpb25fbXMYBiABKAMSFQoNbW9kZWxfY29udGV4dBgHIAMoCSKQAQoMQ29udGVudEJsb2NrEiMKBHRleHQYASABKAsyEy50b29sZC52MS5UZXh0QmxvY2tIABIlCgVpbWFnZRgCIAEoCzIULnRvb2xkLnYxLkltYWdlQmxvY2tIABIrCghkb2N1bWVudBgDIAEoCzIXLnRvb2xkLnYxLkRvY3VtZW50QmxvY2tIAEIHCgVibG9jayIxCg1Eb2N1bWVudEJsb2NrEhIKCm1lZGlhX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDCIZCglUZXh0QmxvY2sSDAoEdGV4dBgBIAEoCSIuCgpJbWFnZUJsb2NrEhIKCm1lZGlhX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDCqBAQoLQ2FuY2VsU3RhdGUSHAoYQ0FOQ0VMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGwoXQ0FOQ0VMX1NUQVRFX0NBTkNFTExJTkcQARIZChVDQU5DRUxfU1RBVEVfRklOSVNIRUQQAhIcChhDQU5DRUxfU1RBVEVfTk9UX1NUQVJURUQQAypdCghCZWhhdmlvchIYChRCRUhBVklPUl9VTlNQRUNJRklFRBAAEhIKDkJFSEFWSU9SX0FMTE9XEAESEQoNQkVIQVZJT1JfREVOWRACEhAKDEJFSEFWSU9SX0FTSxADKoQDCglFcnJvcktpbmQSGgoWRVJST1JfS0lORF9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX0tJTkRfSU5WQUxJRF9JTlBVVBABEhsKF0VSUk9SX0tJTkRfVU5LTk9XTl9UT09MEAISIAocRVJST1JfS0lORF9QRVJNSVNTSU9OX0RFTklFRBADEhYKEkVSUk9SX0tJTkRfVElNRU9VVBAEEhUKEUVSUk9SX0tJTkRfRkFJTEVEEAUSGAoURVJST1JfS0lORF9DQU5DRUxMRUQQBhIXChNFUlJPUl9LSU5EX0lOVEVSTkFMEAcSGgoWRVJST1JfS0lORF9VTkFWQUlMQUJMRRAIEhgKFEVSUk9SX0tJTkRfTk9UX0ZPVU5EEAkSGQoVRVJST1JfS0lORF9XUk9OR19UWVBFEAoSFwoTRVJST1JfS0lORF9OT19NQVRDSBALEhkKFUVSUk9SX0tJTkRfTk9UX1VOSVFVRRAMEhcKE0VSUk9SX0tJTkRfQ09ORkxJQ1QQDTLkAgoLVG9vbFNlcnZpY2USRAoJTGlzdFRvb2xzEhoudG9vbGQudjEuTGlzdFRvb2xzUmVxdWVzdBobLnRvb2xkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEj0KB0V4ZWN1dGUSGC50b29sZC52MS5FeGVjdXRlUmVxdWVzdBoWLnRvb2xkLnYxLkV4ZWN1dGVFdmVudDABEjsKBkF0dGFjaBIXLnRvb2xkLnYxLkF0dGFjaFJlcXVlc3QaFi50b29sZC52MS5FeGVjdXRlRXZlbnQwARJWCg9DaGVja1Blcm1pc3Npb24SIC50b29sZC52MS5DaGVja1Blcm1pc3Npb25SZXF1ZXN0GiEudG9vbGQudjEuQ2hlY2tQZXJtaXNzaW9uUmVzcG9uc2USOwoGQ2FuY2VsEhcudG9vbGQudjEuQ2FuY2VsUmVxdWVzdBoYLnRvb2xkLnYxLkNhbmNlbFJlc3BvbnNlQi9aLWdpdGh1Yi5jb20vdG9vbGQvdG9vbGQvcHJvdG8vdG9vbGQvdjE7dG9vbGR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct]);
+
+/**
+ * CancelRequest names the calls to cancel.
+ *
+ * @generated from message toold.v1.CancelRequest
+ */
+export type CancelRequest = Message<"toold.v1.CancelRequest"> & {
+  /**
+   * The session the calls belong to.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * The calls' tool_use_ids.
+   *
+   * @generated from field: repeated string tool_use_ids = 2;
+   */
+  toolUseIds: string[];
+};
+
+/**
+ * Describes the message toold.v1.CancelRequest.
+ * Use `create(CancelRequestSchema)` to create a new message.
+ */
+export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
+  messageDesc(file_toold_v1_tool, 0);
+
+/**
+ * CancelResponse says what Cancel found, one entry per id, in order.
+ *
+ * @generated from message toold.v1.CancelResponse
+ */
+export type CancelResponse = Message<"toold.v1.CancelResponse"> & {
+  /**
+   * The calls.
+   *
+   * @generated from field: repeated toold.v1.CallCancellation calls = 1;
+   */
+  calls: CallCancellation[];
+};
+
+/**
+ * Describes the message toold.v1.CancelResponse.
+ * Use `create(CancelResponseSchema)` to create a new message.
+ */
+export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
+  messageDesc(file_toold_v1_tool, 1);
+
+/**
+ * CallCancellation is what Cancel found for one call.
+ *
+ * @generated from message toold.v1.CallCancellation
+ */
+export type CallCancellation = Message<"toold.v1.CallCancellation"> & {
+  /**
+   * The call's tool_use_id.
+   *
+   * @generated from field: string tool_use_id = 1;
+   */
+  toolUseId: string;
+
+  /**
+   * What became of it.
+   *
+   * @generated from field: toold.v1.CancelState state = 2;
+   */
+  state: CancelState;
+};
+
+/**
+ * Describes the message toold.v1.CallCancellation.
+ * Use `create(CallCancellationSchema)` to create a new message.
+ */
+export const CallCancellationSchema: GenMessage<CallCancellation> = /*@__PURE__*/
+  messageDesc(file_toold_v1_tool, 2);
 
 /**
  * ListToolsRequest optionally names a session.
@@ -33,7 +110,7 @@ export type ListToolsRequest = Message<"toold.v1.ListToolsRequest"> & {
  * Use `create(ListToolsRequestSchema)` to create a new message.
  */
 export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 0);
+  messageDesc(file_toold_v1_tool, 3);
 
 /**
  * ListToolsResponse carries the tool pool.
@@ -54,6 +131,18 @@ export type ListToolsResponse = Message<"toold.v1.ListToolsResponse"> & {
    * @generated from field: repeated toold.v1.McpServerState mcp_servers = 2;
    */
   mcpServers: McpServerState[];
+
+  /**
+   * The Messages API `tools` array exactly as messages.create takes it: a
+   * JSON array of {"name", "description", "input_schema"} objects and
+   * nothing else, in pool order, each input_schema with the key order the
+   * tool declares (the bytes Claude Code sends). Deferred tools are left
+   * out: they have no schema, and the model finds them with ToolSearch.
+   * Pass it as is, rather than rewriting `tools`.
+   *
+   * @generated from field: string tools_json = 3;
+   */
+  toolsJson: string;
 };
 
 /**
@@ -61,7 +150,7 @@ export type ListToolsResponse = Message<"toold.v1.ListToolsResponse"> & {
  * Use `create(ListToolsResponseSchema)` to create a new message.
  */
 export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 1);
+  messageDesc(file_toold_v1_tool, 4);
 
 /**
  * McpServerState is one configured MCP server as this replica sees it.
@@ -111,7 +200,7 @@ export type McpServerState = Message<"toold.v1.McpServerState"> & {
  * Use `create(McpServerStateSchema)` to create a new message.
  */
 export const McpServerStateSchema: GenMessage<McpServerState> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 2);
+  messageDesc(file_toold_v1_tool, 5);
 
 /**
  * ToolDefinition is one entry of the Messages API `tools` array, plus facts
@@ -163,7 +252,7 @@ export type ToolDefinition = Message<"toold.v1.ToolDefinition"> & {
  * Use `create(ToolDefinitionSchema)` to create a new message.
  */
 export const ToolDefinitionSchema: GenMessage<ToolDefinition> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 3);
+  messageDesc(file_toold_v1_tool, 6);
 
 /**
  * ExecuteRequest carries the tool_use blocks of one assistant turn.
@@ -199,7 +288,7 @@ export type ExecuteRequest = Message<"toold.v1.ExecuteRequest"> & {
  * Use `create(ExecuteRequestSchema)` to create a new message.
  */
 export const ExecuteRequestSchema: GenMessage<ExecuteRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 4);
+  messageDesc(file_toold_v1_tool, 7);
 
 /**
  * AttachRequest names the call to follow.
@@ -234,7 +323,7 @@ export type AttachRequest = Message<"toold.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 5);
+  messageDesc(file_toold_v1_tool, 8);
 
 /**
  * ToolCall is one tool_use block.
@@ -277,7 +366,7 @@ export type ToolCall = Message<"toold.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 6);
+  messageDesc(file_toold_v1_tool, 9);
 
 /**
  * ExecuteEvent is one event of one call.
@@ -379,7 +468,7 @@ export type ExecuteEvent = Message<"toold.v1.ExecuteEvent"> & {
  * Use `create(ExecuteEventSchema)` to create a new message.
  */
 export const ExecuteEventSchema: GenMessage<ExecuteEvent> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 7);
+  messageDesc(file_toold_v1_tool, 10);
 
 /**
  * Keepalive is sent on an Execute or Attach stream when no other event was
@@ -403,7 +492,7 @@ export type Keepalive = Message<"toold.v1.Keepalive"> & {
  * Use `create(KeepaliveSchema)` to create a new message.
  */
 export const KeepaliveSchema: GenMessage<Keepalive> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 8);
+  messageDesc(file_toold_v1_tool, 11);
 
 /**
  * HookRun reports one hook that ran for a call.
@@ -474,7 +563,7 @@ export type HookRun = Message<"toold.v1.HookRun"> & {
  * Use `create(HookRunSchema)` to create a new message.
  */
 export const HookRunSchema: GenMessage<HookRun> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 9);
+  messageDesc(file_toold_v1_tool, 12);
 
 /**
  * Decision is a permission decision and what made it.
@@ -532,7 +621,7 @@ export type Decision = Message<"toold.v1.Decision"> & {
  * Use `create(DecisionSchema)` to create a new message.
  */
 export const DecisionSchema: GenMessage<Decision> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 10);
+  messageDesc(file_toold_v1_tool, 13);
 
 /**
  * PartDecision is the decision for one simple command of a Bash call.
@@ -581,7 +670,7 @@ export type PartDecision = Message<"toold.v1.PartDecision"> & {
  * Use `create(PartDecisionSchema)` to create a new message.
  */
 export const PartDecisionSchema: GenMessage<PartDecision> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 11);
+  messageDesc(file_toold_v1_tool, 14);
 
 /**
  * PermissionRequest asks a person whether a call may run.
@@ -630,7 +719,7 @@ export type PermissionRequest = Message<"toold.v1.PermissionRequest"> & {
  * Use `create(PermissionRequestSchema)` to create a new message.
  */
 export const PermissionRequestSchema: GenMessage<PermissionRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 12);
+  messageDesc(file_toold_v1_tool, 15);
 
 /**
  * CheckPermissionRequest names a call to check.
@@ -658,7 +747,7 @@ export type CheckPermissionRequest = Message<"toold.v1.CheckPermissionRequest"> 
  * Use `create(CheckPermissionRequestSchema)` to create a new message.
  */
 export const CheckPermissionRequestSchema: GenMessage<CheckPermissionRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 13);
+  messageDesc(file_toold_v1_tool, 16);
 
 /**
  * CheckPermissionResponse is the decision the call would get.
@@ -679,7 +768,7 @@ export type CheckPermissionResponse = Message<"toold.v1.CheckPermissionResponse"
  * Use `create(CheckPermissionResponseSchema)` to create a new message.
  */
 export const CheckPermissionResponseSchema: GenMessage<CheckPermissionResponse> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 14);
+  messageDesc(file_toold_v1_tool, 17);
 
 /**
  * ToolStarted says what is about to run.
@@ -735,7 +824,7 @@ export type ToolStarted = Message<"toold.v1.ToolStarted"> & {
  * Use `create(ToolStartedSchema)` to create a new message.
  */
 export const ToolStartedSchema: GenMessage<ToolStarted> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 15);
+  messageDesc(file_toold_v1_tool, 18);
 
 /**
  * ToolProgress is output as it is produced.
@@ -780,7 +869,7 @@ export type ToolProgress = Message<"toold.v1.ToolProgress"> & {
  * Use `create(ToolProgressSchema)` to create a new message.
  */
 export const ToolProgressSchema: GenMessage<ToolProgress> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 16);
+  messageDesc(file_toold_v1_tool, 19);
 
 /**
  * ToolResult is the outcome of one call.
@@ -851,7 +940,7 @@ export type ToolResult = Message<"toold.v1.ToolResult"> & {
  * Use `create(ToolResultSchema)` to create a new message.
  */
 export const ToolResultSchema: GenMessage<ToolResult> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 17);
+  messageDesc(file_toold_v1_tool, 20);
 
 /**
  * ContentBlock is one block of a result.
@@ -896,7 +985,7 @@ export type ContentBlock = Message<"toold.v1.ContentBlock"> & {
  * Use `create(ContentBlockSchema)` to create a new message.
  */
 export const ContentBlockSchema: GenMessage<ContentBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 18);
+  messageDesc(file_toold_v1_tool, 21);
 
 /**
  * DocumentBlock is a document the model reads whole.
@@ -924,7 +1013,7 @@ export type DocumentBlock = Message<"toold.v1.DocumentBlock"> & {
  * Use `create(DocumentBlockSchema)` to create a new message.
  */
 export const DocumentBlockSchema: GenMessage<DocumentBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 19);
+  messageDesc(file_toold_v1_tool, 22);
 
 /**
  * TextBlock is text content.
@@ -945,7 +1034,7 @@ export type TextBlock = Message<"toold.v1.TextBlock"> & {
  * Use `create(TextBlockSchema)` to create a new message.
  */
 export const TextBlockSchema: GenMessage<TextBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 20);
+  messageDesc(file_toold_v1_tool, 23);
 
 /**
  * ImageBlock is image content.
@@ -973,7 +1062,50 @@ export type ImageBlock = Message<"toold.v1.ImageBlock"> & {
  * Use `create(ImageBlockSchema)` to create a new message.
  */
 export const ImageBlockSchema: GenMessage<ImageBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 21);
+  messageDesc(file_toold_v1_tool, 24);
+
+/**
+ * CancelState is what Cancel found for a call.
+ *
+ * @generated from enum toold.v1.CancelState
+ */
+export enum CancelState {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: CANCEL_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The call was running or waiting its turn: it stops, and its result,
+   * of kind CANCELLED, follows on its streams.
+   *
+   * @generated from enum value: CANCEL_STATE_CANCELLING = 1;
+   */
+  CANCELLING = 1,
+
+  /**
+   * The call had its result already: nothing changed.
+   *
+   * @generated from enum value: CANCEL_STATE_FINISHED = 2;
+   */
+  FINISHED = 2,
+
+  /**
+   * The session has no record of the call (not sent yet, or its record
+   * expired): if it arrives shortly, it ends cancelled without running.
+   *
+   * @generated from enum value: CANCEL_STATE_NOT_STARTED = 3;
+   */
+  NOT_STARTED = 3,
+}
+
+/**
+ * Describes the enum toold.v1.CancelState.
+ */
+export const CancelStateSchema: GenEnum<CancelState> = /*@__PURE__*/
+  enumDesc(file_toold_v1_tool, 0);
 
 /**
  * Behavior is the outcome of a permission decision.
@@ -1014,7 +1146,7 @@ export enum Behavior {
  * Describes the enum toold.v1.Behavior.
  */
 export const BehaviorSchema: GenEnum<Behavior> = /*@__PURE__*/
-  enumDesc(file_toold_v1_tool, 0);
+  enumDesc(file_toold_v1_tool, 1);
 
 /**
  * ErrorKind says why a call failed.
@@ -1131,7 +1263,7 @@ export enum ErrorKind {
  * Describes the enum toold.v1.ErrorKind.
  */
 export const ErrorKindSchema: GenEnum<ErrorKind> = /*@__PURE__*/
-  enumDesc(file_toold_v1_tool, 1);
+  enumDesc(file_toold_v1_tool, 2);
 
 /**
  * ToolService lists the tools and executes tool calls.
@@ -1224,6 +1356,40 @@ export const ToolService: GenService<{
     methodKind: "unary";
     input: typeof CheckPermissionRequestSchema;
     output: typeof CheckPermissionResponseSchema;
+  },
+  /**
+   * Cancel stops calls of a session by tool_use_id, on whichever replica
+   * runs them. It is how a client cancels a detached call (or any call)
+   * when its caller gives up: cancelling the Execute stream of a detached
+   * request does not stop its calls.
+   *
+   * A running call is stopped (its processes are killed) and ends with its
+   * normal result of kind CANCELLED ("The call was cancelled before it
+   * finished."), journaled once, which its Execute and Attach streams
+   * carry; a call of a batch that has not reached it yet ends the same way
+   * without running; so does a call that arrives within a short while
+   * after a Cancel that found no record of it. A retry of a cancelled call
+   * gets its cancelled result again, it is not run.
+   *
+   * Cancel is idempotent: a call that has its result already is left
+   * alone (state FINISHED), and cancelling again changes nothing. It
+   * returns at once, without waiting for the calls to stop; follow them
+   * with Attach for their results.
+   *
+   * With a shared store (Redis) the request reaches every replica through
+   * Redis Pub/Sub; a request published while a replica's subscription is
+   * reconnecting is lost there, so a client that must be sure calls Cancel
+   * again when the call's result does not come.
+   *
+   * Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for no ids,
+   * more than 100, or an empty one.
+   *
+   * @generated from rpc toold.v1.ToolService.Cancel
+   */
+  cancel: {
+    methodKind: "unary";
+    input: typeof CancelRequestSchema;
+    output: typeof CancelResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_toold_v1_tool, 0);

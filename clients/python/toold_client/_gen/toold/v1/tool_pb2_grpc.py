@@ -35,6 +35,11 @@ class ToolServiceStub(object):
                 request_serializer=toold_dot_v1_dot_tool__pb2.CheckPermissionRequest.SerializeToString,
                 response_deserializer=toold_dot_v1_dot_tool__pb2.CheckPermissionResponse.FromString,
                 )
+        self.Cancel = channel.unary_unary(
+                '/toold.v1.ToolService/Cancel',
+                request_serializer=toold_dot_v1_dot_tool__pb2.CancelRequest.SerializeToString,
+                response_deserializer=toold_dot_v1_dot_tool__pb2.CancelResponse.FromString,
+                )
 
 
 class ToolServiceServicer(object):
@@ -115,6 +120,37 @@ class ToolServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Cancel(self, request, context):
+        """Cancel stops calls of a session by tool_use_id, on whichever replica
+        runs them. It is how a client cancels a detached call (or any call)
+        when its caller gives up: cancelling the Execute stream of a detached
+        request does not stop its calls.
+
+        A running call is stopped (its processes are killed) and ends with its
+        normal result of kind CANCELLED ("The call was cancelled before it
+        finished."), journaled once, which its Execute and Attach streams
+        carry; a call of a batch that has not reached it yet ends the same way
+        without running; so does a call that arrives within a short while
+        after a Cancel that found no record of it. A retry of a cancelled call
+        gets its cancelled result again, it is not run.
+
+        Cancel is idempotent: a call that has its result already is left
+        alone (state FINISHED), and cancelling again changes nothing. It
+        returns at once, without waiting for the calls to stop; follow them
+        with Attach for their results.
+
+        With a shared store (Redis) the request reaches every replica through
+        Redis Pub/Sub; a request published while a replica's subscription is
+        reconnecting is lost there, so a client that must be sure calls Cancel
+        again when the call's result does not come.
+
+        Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for no ids,
+        more than 100, or an empty one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -137,6 +173,11 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.CheckPermission,
                     request_deserializer=toold_dot_v1_dot_tool__pb2.CheckPermissionRequest.FromString,
                     response_serializer=toold_dot_v1_dot_tool__pb2.CheckPermissionResponse.SerializeToString,
+            ),
+            'Cancel': grpc.unary_unary_rpc_method_handler(
+                    servicer.Cancel,
+                    request_deserializer=toold_dot_v1_dot_tool__pb2.CancelRequest.FromString,
+                    response_serializer=toold_dot_v1_dot_tool__pb2.CancelResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -214,5 +255,22 @@ class ToolService(object):
         return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/CheckPermission',
             toold_dot_v1_dot_tool__pb2.CheckPermissionRequest.SerializeToString,
             toold_dot_v1_dot_tool__pb2.CheckPermissionResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Cancel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/Cancel',
+            toold_dot_v1_dot_tool__pb2.CancelRequest.SerializeToString,
+            toold_dot_v1_dot_tool__pb2.CancelResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

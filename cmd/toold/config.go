@@ -97,7 +97,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		strictRules = fs.Bool("strict-rules", false, "refuse a permission rule that does not parse (CreateSession and UpdateSession fail, a bad --settings file stops the server); by default it is ignored with a warning, as Claude Code ignores it")
 		wsSettings  = fs.Bool("read-workspace-settings", false, "read each workspace's .claude/settings.json and settings.local.json (only for trusted workspaces)")
 		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
-		denialLimit = fs.Int("denial-limit", 3, "denials within --denial-window after which a session's further asks are denied at once")
+		denialLimit = fs.Int("denial-limit", 0, "denials within --denial-window after which a session's further asks are denied at once (0: off, as Claude Code keeps asking)")
 		denialWin   = fs.Duration("denial-window", 5*time.Minute, "the window of --denial-limit")
 		redisURL    = fs.String("redis-url", "", "redis:// or rediss:// URL of the shared state store; empty: in-memory store")
 		redisPrefix = fs.String("redis-key-prefix", "toold:", "prefix of every Redis key")
@@ -213,8 +213,8 @@ func (c *config) check() error {
 	if c.PermissionTimeout <= 0 || c.DenialWindow <= 0 {
 		return fmt.Errorf("--permission-timeout and --denial-window must be positive")
 	}
-	if c.DenialLimit < 1 {
-		return fmt.Errorf("--denial-limit %d: want 1 or more", c.DenialLimit)
+	if c.DenialLimit < 0 {
+		return fmt.Errorf("--denial-limit %d: want 0 (off) or more", c.DenialLimit)
 	}
 	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") {
 		return fmt.Errorf("--redis-url: want a redis:// or rediss:// URL")

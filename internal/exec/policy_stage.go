@@ -22,8 +22,9 @@ type AskConfig struct {
 	// denied (default 5 minutes).
 	Timeout time.Duration
 	// DenialLimit denials within DenialWindow make further asks of the
-	// session denied at once, until the window moves past them (defaults
-	// 3 and 5 minutes, as the seeds describe).
+	// session denied at once, until the window moves past them. 0 turns
+	// this off, which is the default: Claude Code keeps asking however
+	// often it was refused (DenialWindow defaults to 5 minutes).
 	DenialLimit  int
 	DenialWindow time.Duration
 	Now          func() time.Time
@@ -35,9 +36,6 @@ func (a *AskConfig) defaults() {
 	}
 	if a.Timeout <= 0 {
 		a.Timeout = 5 * time.Minute
-	}
-	if a.DenialLimit <= 0 {
-		a.DenialLimit = 3
 	}
 	if a.DenialWindow <= 0 {
 		a.DenialWindow = 5 * time.Minute
@@ -133,6 +131,9 @@ func (e *Engine) askedInDontAsk(ctx context.Context, c *Call, d policy.Decider, 
 // an answer at once instead of another prompt.
 func (e *Engine) denialLimit(ctx context.Context, c *Call, dec policy.Decision) policy.Decision {
 	a := e.cfg.Ask
+	if a.DenialLimit <= 0 {
+		return dec
+	}
 	n, err := e.cfg.Store.CountDenials(ctx, c.Session.ID, a.Now(), a.DenialWindow)
 	if err != nil {
 		// Fail closed: without the count, the call is not asked about.

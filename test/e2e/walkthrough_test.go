@@ -47,7 +47,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"name": "Bash"`, `"name": "Edit"`, `"name": "Glob"`, `"name": "Grep"`, `"name": "Read"`, `"name": "Write"`,
 		"session: ",
 		`"toolUseId": "toolu_01"`, "hello.txt",
-		`"text": "     1\thello from toold"`,
+		`"text": "1\thello from toold\n2\t"`,
 		`"summary": "Read hello.txt"`,
 		`"stdout": "`+base64.StdEncoding.EncodeToString([]byte("tick 1\n")),
 		`"text": "tick 1\ntick 2\ntick 3"`,
@@ -57,9 +57,11 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"behavior": "BEHAVIOR_ASK"`, `"command": "rm -rf /"`, `"source": "criticalPath"`,
 		`"permissionRequest": {`, `"requestId": "perm_`,
 		`"text": "initialised"`,
+		`"state": "CANCEL_STATE_CANCELLING"`, `"errorKind": "ERROR_KIND_CANCELLED"`,
 	)
-	if strings.Contains(out, `"isError": true`) {
-		t.Errorf("a walkthrough call failed:\n%s", out)
+	// Only the cancelled call is an error.
+	if n := strings.Count(out, `"isError": true`); n != 1 {
+		t.Errorf("%d walkthrough calls failed, want only the cancelled one:\n%s", n, out)
 	}
 	if t.Failed() {
 		t.Logf("walkthrough output:\n%s", out)

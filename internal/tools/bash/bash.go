@@ -50,6 +50,11 @@ type Options struct {
 	// result whole and the model gets a preview and a handle to page
 	// through with Read, so a server sets it high to keep whole outputs.
 	MaxOutputChars int
+	// TimeoutKills kills every command at its timeout. False (Claude
+	// Code's behaviour): only a command whose first word is sleep is
+	// killed; any other is moved to the background shells (when Shells is
+	// set) and keeps running.
+	TimeoutKills bool
 }
 
 type bashTool struct {
@@ -58,6 +63,8 @@ type bashTool struct {
 	stateDir  string
 	shells    *shells.Registry
 	sandbox   *sandbox.Launcher
+	// timeoutKills: Options.TimeoutKills.
+	timeoutKills bool
 	// initErr says why the tool cannot run commands (no bash, no private
 	// directory); every call reports it.
 	initErr error
@@ -66,7 +73,7 @@ type bashTool struct {
 // New returns the Bash tool. A missing bash or an unusable temporary
 // directory does not fail New: each call then reports the problem.
 func New(opts Options) tool.Tool {
-	t := &bashTool{bash: opts.BashPath, shells: opts.Shells, keepChars: maxResultChars}
+	t := &bashTool{bash: opts.BashPath, shells: opts.Shells, keepChars: maxResultChars, timeoutKills: opts.TimeoutKills}
 	if opts.MaxOutputChars > 0 {
 		t.keepChars = min(opts.MaxOutputChars, maxKeepChars)
 	}

@@ -42,19 +42,29 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		if err != nil {
 			return nil, tool.Errorf(tool.KindInternal, "the Bash tool could not create its working file: %v", err)
 		}
-		defer func() {
-			f.Close()
-			os.Remove(f.Name())
-		}()
 		cwdFile = f
+		// A command moved to the background removes the file when it
+		// ends; cwdFile is then nil here.
+		defer func() {
+			if cwdFile != nil {
+				cwdFile.Close()
+				os.Remove(cwdFile.Name())
+			}
+		}()
 		prefix = cwdScript(f.Name())
 		script = prefix + c.command
 	}
 
-	runCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, c.timeout, errTimeout)
-	defer cancelTimeout()
+	// The command's context is not the call's: a command moved to the
+	// background outlives the call. The call's end, the output cap and
+	// the timeout cancel it below.
+	runCtx, stop := context.WithCancelCause(context.Background())
+	moved := false
+	defer func() {
+		if !moved {
+			stop(nil)
+		}
+	}()
 
 	proc, err := t.command(runCtx, env, cwd, environ, script)
 	if err != nil {
@@ -75,10 +85,43 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	// exited; WaitDelay stops waiting for them.
 	cmd.WaitDelay = waitDelay
 
+	started := time.Now()
 	if err := proc.Start(); err != nil {
 		return nil, c.startError(ctx, env, cwd, err)
 	}
-	waitErr := proc.Wait()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = proc.Wait()
+		close(exited)
+	}()
+	timer := time.NewTimer(c.timeout)
+	defer timer.Stop()
+	select {
+	case <-exited:
+	case <-runCtx.Done(): // the output cap
+		<-exited
+	case <-ctx.Done():
+		stop(ctx.Err())
+		<-exited
+	case <-timer.C:
+		if c.movesAtTimeout() {
+			cf := cwdFile
+			r, err := c.moveToBackground(env, proc, out, cwd, started, exited, func() {
+				stop(nil)
+				if cf != nil {
+					cf.Close()
+					os.Remove(cf.Name())
+				}
+			})
+			if err == nil {
+				moved, cwdFile = true, nil
+				return r, nil
+			}
+		}
+		stop(errTimeout)
+		<-exited
+	}
 
 	finalCwd, note := cwd, ""
 	if cwdFile != nil {

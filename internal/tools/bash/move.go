@@ -1,0 +1,86 @@
+package bash
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/shells"
+)
+
+// errNoMove: the command cannot be moved to the background and is killed
+// at its timeout instead.
+var errNoMove = errors.New("bash: command not moved to the background")
+
+// movesAtTimeout reports whether the command, once past its timeout, is
+// moved to the background rather than killed. As in Claude Code, a command
+// whose first word is sleep is killed; any other keeps running as a
+// background shell of the session, when the server keeps background
+// shells and has not been told to kill at the timeout.
+func (c *call) movesAtTimeout() bool {
+	if c.tool.shells == nil || c.tool.timeoutKills {
+		return false
+	}
+	words := strings.Fields(c.command)
+	return len(words) > 0 && words[0] != "sleep"
+}
+
+// moveToBackground hands the running command to the session's background
+// shells. The call's result, returned here, is final: the output so far
+// and where the rest goes. All later output goes to the shell only. When
+// the shell cannot be registered (the session's limit, shutdown) the
+// command stays the call's and errNoMove is returned.
+func (c *call) moveToBackground(env *tool.Env, proc shells.Process, out *capture, cwd string, started time.Time, exited <-chan struct{}, onEnd func()) (*tool.Result, error) {
+	var info shells.Info
+	var sofar string
+	var empty bool
+	err := out.moveTo(func(raw []byte, text string) (io.Writer, error) {
+		i, sink, err := c.tool.shells.Adopt(env.SessionID, shells.Adopted{
+			Command:     c.command,
+			Description: c.description,
+			Dir:         cwd,
+			Process:     proc,
+			Started:     started,
+			Output:      raw,
+			Exited:      exited,
+			OnEnd:       onEnd,
+		})
+		if err != nil {
+			return nil, err
+		}
+		info, sofar, empty = i, text, len(raw) == 0
+		return sink, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errNoMove, err)
+	}
+	return tool.Text(joinText(sofar, movedText(c.timeout, info.ID, empty))).
+		WithMeta("task_id", info.ID).
+		WithMeta("background", true).
+		WithMeta("moved_at_timeout", true).
+		WithMeta("cwd", cwd), nil
+}
+
+// movedText is Claude Code's notice for a command moved to the background
+// at its timeout, with toold's means of reading and stopping it (the
+// output is read with TaskOutput, not from a file). The timeout is in
+// whole seconds, rounded to the nearest.
+func movedText(timeout time.Duration, id string, empty bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command did not complete within its %s timeout and was moved to the background (ID: %s). Its output is kept by the server: read it with the TaskOutput tool (task_id %q). ", roundSeconds(timeout), id, id)
+	b.WriteString("It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop.")
+	if empty {
+		b.WriteString(" No output had been read from it when it was moved. A program that buffers its output, or a pipe into one such as tail, can keep the output empty until the command finishes.")
+	}
+	b.WriteString(" To check interim output, use TaskOutput with that ID.")
+	return b.String()
+}
+
+// roundSeconds formats a duration in whole seconds, rounded to the
+// nearest ("2s" for 1.5 s).
+func roundSeconds(d time.Duration) string {
+	return fmt.Sprintf("%ds", int64(d.Round(time.Second)/time.Second))
+}

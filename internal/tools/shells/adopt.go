@@ -119,4 +119,3 @@ func (sh *shell) waitAdopted(exited <-chan struct{}, sink *Sink, onEnd func()) {
 		onEnd()
 	}
 }
-

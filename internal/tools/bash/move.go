@@ -79,8 +79,9 @@ func movedText(timeout time.Duration, id string, empty bool) string {
 	return b.String()
 }
 
-// roundSeconds formats a duration in whole seconds, rounded to the
-// nearest ("2s" for 1.5 s).
+// roundSeconds formats a duration as Claude Code does in the notice of a
+// moved command: whole seconds, rounded to the nearest, half up ("1s" for
+// 1.2 s, "2s" for 1.5 s, "3s" for 2.5 s), and at least "1s".
 func roundSeconds(d time.Duration) string {
-	return fmt.Sprintf("%ds", int64(d.Round(time.Second)/time.Second))
+	return fmt.Sprintf("%ds", max(1, int64(d.Round(time.Second)/time.Second)))
 }

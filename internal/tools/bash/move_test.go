@@ -178,7 +178,7 @@ func TestMovedText(t *testing.T) {
 	for _, tc := range []struct {
 		d    time.Duration
 		want string
-	}{{time.Second, "1s"}, {1500 * time.Millisecond, "2s"}, {1400 * time.Millisecond, "1s"}, {120 * time.Second, "120s"}} {
+	}{{time.Second, "1s"}, {1500 * time.Millisecond, "2s"}, {1200 * time.Millisecond, "1s"}, {2500 * time.Millisecond, "3s"}, {time.Millisecond, "1s"}, {120 * time.Second, "120s"}} {
 		if got := roundSeconds(tc.d); got != tc.want {
 			t.Errorf("roundSeconds(%v) = %q, want %q", tc.d, got, tc.want)
 		}

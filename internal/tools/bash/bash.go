@@ -157,6 +157,7 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		return nil, tool.InvalidInputf("%v", err)
 	}
 	timeout := defaultTimeoutMS * time.Millisecond
+	negativeMS := 0.0
 	if in.Timeout != nil {
 		// As in Claude Code, a timeout over the maximum is cut to it, and
 		// one of 0 (or less) means the default.
@@ -167,12 +168,16 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		if ms > 0 {
 			timeout = time.Duration(min(ms, maxTimeoutMS) * float64(time.Millisecond))
 		}
+		if ms < 0 {
+			negativeMS = ms
+		}
 	}
 	return &call{
 		tool:        t,
 		command:     in.Command,
 		description: in.Description,
 		timeout:     timeout,
+		negativeMS:  negativeMS,
 		background:  in.RunInBackground,
 		class:       classify(in.Command),
 	}, nil
@@ -184,6 +189,9 @@ type call struct {
 	command     string
 	description string
 	timeout     time.Duration
+	// negativeMS is a negative timeout as given (else 0). Claude Code
+	// then times the command out at once: see timer.
+	negativeMS float64
 	// background: run_in_background; the timeout does not apply.
 	background bool
 	class      classification

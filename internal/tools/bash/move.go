@@ -24,8 +24,57 @@ func (c *call) movesAtTimeout() bool {
 	if c.tool.shells == nil || c.tool.timeoutKills {
 		return false
 	}
+	return !c.sleepFirst()
+}
+
+// sleepFirst reports whether the command's first word is sleep.
+func (c *call) sleepFirst() bool {
 	words := strings.Fields(c.command)
-	return len(words) > 0 && words[0] != "sleep"
+	return len(words) > 0 && words[0] == "sleep"
+}
+
+// timer is how long the call waits before the command is moved to the
+// background or killed: its timeout, except for a negative timeout, with
+// which Claude Code kills a sleep at once and moves any other command
+// after a second (its notice then says "1s"). When the command could not
+// be moved, a negative timeout means the default, as before.
+func (c *call) timer() time.Duration {
+	switch {
+	case c.negativeMS >= 0:
+		return c.timeout
+	case c.movesAtTimeout():
+		return time.Second
+	case c.sleepFirst():
+		return 0
+	}
+	return c.timeout
+}
+
+// finishedInBackground registers a command that has already ended as a
+// background shell, with its whole output, and reports it as started in
+// the background, as Claude Code does for a command with a negative
+// timeout that succeeded at once.
+func (c *call) finishedInBackground(env *tool.Env, proc shells.Process, out *capture, cwd string, started time.Time, exited <-chan struct{}) (*tool.Result, error) {
+	var info shells.Info
+	var sofar string
+	err := out.moveTo(func(raw []byte, text string) (io.Writer, error) {
+		i, sink, err := c.tool.shells.Adopt(env.SessionID, shells.Adopted{
+			Command: c.command, Description: c.description, Dir: cwd,
+			Process: proc, Started: started, Output: raw, Exited: exited,
+		})
+		if err != nil {
+			return nil, err
+		}
+		info, sofar = i, text
+		return sink, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tool.Text(joinText(sofar, backgroundStarted(info.ID))).
+		WithMeta("task_id", info.ID).
+		WithMeta("background", true).
+		WithMeta("cwd", cwd), nil
 }
 
 // moveToBackground hands the running command to the session's background
@@ -57,7 +106,7 @@ func (c *call) moveToBackground(env *tool.Env, proc shells.Process, out *capture
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNoMove, err)
 	}
-	return tool.Text(joinText(sofar, movedText(c.timeout, info.ID, empty))).
+	return tool.Text(joinText(sofar, movedText(c.timer(), info.ID, empty))).
 		WithMeta("task_id", info.ID).
 		WithMeta("background", true).
 		WithMeta("moved_at_timeout", true).

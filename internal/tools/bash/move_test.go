@@ -190,3 +190,47 @@ func TestMovedText(t *testing.T) {
 		t.Errorf("text %q", s)
 	}
 }
+
+// A negative timeout: a sleep is killed at once, with the timeout in the
+// message as given; another command is moved after a second, or, when it
+// succeeded by then, reported as started in the background; a failure is
+// reported as such.
+func TestNegativeTimeout(t *testing.T) {
+	tl, reg := newBackgroundTool(t)
+
+	env, _, _ := tooltest.Env(t)
+	_, err := run(t, tl, env, map[string]any{"command": "sleep 5", "timeout": -1500})
+	var te *tool.Error
+	if !errors.As(err, &te) || te.Kind != tool.KindTimeout || te.Msg != "Exit code 143\nCommand timed out after -1.5s" {
+		t.Errorf("sleep: err = %v", err)
+	}
+	_, err = run(t, tl, env, map[string]any{"command": "sleep 5", "timeout": -1})
+	if !errors.As(err, &te) || te.Msg != "Exit code 143\nCommand timed out after -0.0s" {
+		t.Errorf("sleep -1: err = %v", err)
+	}
+
+	res, err := run(t, tl, env, map[string]any{"command": "echo bad; exit 3", "timeout": -1})
+	if err != nil || !res.IsError || tooltest.Text(res) != "Exit code 3\nbad" {
+		t.Errorf("failure: %v, %v", res, err)
+	}
+
+	res, err = run(t, tl, env, map[string]any{"command": "echo quick", "timeout": -1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := res.Meta["task_id"].(string)
+	if text := tooltest.Text(res); res.IsError || id == "" {
+		t.Fatalf("quick: %q %v", text, res.Meta)
+	} else if text != "quick\n"+backgroundStarted(id) && !strings.Contains(text, "was moved to the background") {
+		// A loaded machine may take over a second to run echo.
+		t.Errorf("quick: %q", text)
+	}
+	if out := readToEnd(t, reg, env.SessionID, id); out.Text != "quick\n" || out.Info.State != shells.Completed {
+		t.Errorf("quick: shell output %q, state %v", out.Text, out.Info.State)
+	}
+
+	res, err = run(t, tl, env, map[string]any{"command": "echo a; sleep 3", "timeout": -5})
+	if err != nil || res.IsError || !strings.Contains(tooltest.Text(res), "Command did not complete within its 1s timeout and was moved to the background") {
+		t.Errorf("long: %v, %v", res, err)
+	}
+}

@@ -95,7 +95,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		waitErr = proc.Wait()
 		close(exited)
 	}()
-	timer := time.NewTimer(c.timeout)
+	timer := time.NewTimer(c.timer())
 	defer timer.Stop()
 	select {
 	case <-exited:
@@ -144,7 +144,13 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	case !selfExited && context.Cause(runCtx) == errTimeout:
 		// Claude Code's words: bash's status after SIGTERM (128+15),
 		// the timeout in whole seconds, rounded down, then the output.
-		msg := joinText("Exit code "+strconv.Itoa(timeoutExit)+"\nCommand timed out after "+seconds(c.timeout), text)
+		after := seconds(c.timeout)
+		if c.negativeMS < 0 {
+			// Claude Code's words for a negative timeout: the value in
+			// seconds with one decimal ("-1.5s", "-0.0s" for -1 ms).
+			after = strconv.FormatFloat(c.negativeMS/1000, 'f', 1, 64) + "s"
+		}
+		msg := joinText("Exit code "+strconv.Itoa(timeoutExit)+"\nCommand timed out after "+after, text)
 		if note != "" {
 			msg += "\n" + note
 		}
@@ -159,6 +165,13 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	failed := code != 0 && !benignExit(c.command, code)
 	if failed {
 		text = joinText(exitLine(code), text)
+	}
+	if c.negativeMS < 0 && code == 0 && c.movesAtTimeout() {
+		// Claude Code reports a command with a negative timeout that
+		// succeeded within the first second as started in the background.
+		if r, err := c.finishedInBackground(env, proc, out, cwd, started, exited); err == nil {
+			return r, nil
+		}
 	}
 	return c.result(text, note, truncated, code, finalCwd, failed), nil
 }

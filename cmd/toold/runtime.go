@@ -30,20 +30,23 @@ type runtimeFlags struct {
 
 	requireRead *bool
 	multiEdit   *bool
+	// bashTimeoutKills keeps the kill at the timeout for every command.
+	bashTimeoutKills *bool
 }
 
 func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 	f := &runtimeFlags{
-		shellDir:       fs.String("shell-dir", os.TempDir(), "where background shells keep their output"),
-		shellOutputCap: new(byteSize),
-		maxShells:      fs.Int("max-background-shells", shells.DefaultMaxShells, "background shells one session keeps, running or ended"),
-		fetchAllow:     fs.String("webfetch-allow-cidr", "", "comma-separated CIDR prefixes or addresses WebFetch may reach although they are loopback, private or link-local"),
-		fetchTimeout:   fs.Duration("webfetch-timeout", webfetch.DefaultTimeout, "time limit of one WebFetch call"),
-		fetchMaxBytes:  new(byteSize),
-		fetchCacheTTL:  fs.Duration("webfetch-cache-ttl", webfetch.DefaultCacheTTL, "how long a fetched page is served from the cache (0: no cache)"),
-		fetchKeepHTTP:  fs.Bool("webfetch-keep-http", false, "fetch http URLs as they are instead of upgrading them to https"),
-		requireRead:    fs.Bool("require-read-before-write", false, "Write, Edit and MultiEdit refuse to change an existing file the model has not read in the session, or that changed on disk since it read it (Claude Code writes a file never read, and edits a changed one)"),
-		multiEdit:      fs.Bool("multiedit", false, "offer the MultiEdit tool (several edits of one file in one call, all or nothing), which Claude Code 2.1.332 does not have"),
+		shellDir:         fs.String("shell-dir", os.TempDir(), "where background shells keep their output"),
+		shellOutputCap:   new(byteSize),
+		maxShells:        fs.Int("max-background-shells", shells.DefaultMaxShells, "background shells one session keeps, running or ended"),
+		fetchAllow:       fs.String("webfetch-allow-cidr", "", "comma-separated CIDR prefixes or addresses WebFetch may reach although they are loopback, private or link-local"),
+		fetchTimeout:     fs.Duration("webfetch-timeout", webfetch.DefaultTimeout, "time limit of one WebFetch call"),
+		fetchMaxBytes:    new(byteSize),
+		fetchCacheTTL:    fs.Duration("webfetch-cache-ttl", webfetch.DefaultCacheTTL, "how long a fetched page is served from the cache (0: no cache)"),
+		fetchKeepHTTP:    fs.Bool("webfetch-keep-http", false, "fetch http URLs as they are instead of upgrading them to https"),
+		requireRead:      fs.Bool("require-read-before-write", false, "Write, Edit and MultiEdit refuse to change an existing file the model has not read in the session, or that changed on disk since it read it (Claude Code writes a file never read, and edits a changed one)"),
+		bashTimeoutKills: fs.Bool("bash-timeout-kills", false, "kill every Bash command at its timeout (Claude Code kills only a command whose first word is sleep, and moves any other to the background, where it keeps running)"),
+		multiEdit:        fs.Bool("multiedit", false, "offer the MultiEdit tool (several edits of one file in one call, all or nothing), which Claude Code 2.1.332 does not have"),
 	}
 	*f.shellOutputCap = shells.DefaultMaxOutputBytes
 	*f.fetchMaxBytes = webfetch.DefaultMaxBytes
@@ -60,6 +63,8 @@ type runtimeConfig struct {
 	Files filestate.Policy
 	// MultiEdit offers the MultiEdit tool.
 	MultiEdit bool
+	// BashTimeoutKills kills every Bash command at its timeout.
+	BashTimeoutKills bool
 }
 
 func (f *runtimeFlags) config() (runtimeConfig, error) {
@@ -91,6 +96,8 @@ func (f *runtimeFlags) config() (runtimeConfig, error) {
 		},
 		Files:     filestate.Policy{RequireRead: *f.requireRead},
 		MultiEdit: *f.multiEdit,
+
+		BashTimeoutKills: *f.bashTimeoutKills,
 	}, nil
 }
 
@@ -103,6 +110,8 @@ type toolRuntime struct {
 	webfetch *webfetch.Tool
 	files    filestate.Policy
 	multi    bool
+	// bashTimeoutKills: Options.TimeoutKills of the Bash tool.
+	bashTimeoutKills bool
 }
 
 func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
@@ -116,7 +125,8 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		return nil, err
 	}
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
-		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit}, nil
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit,
+		bashTimeoutKills: cfg.Runtime.BashTimeoutKills}, nil
 }
 
 // fileOwner is who owns what the file tools create: the sandbox user

@@ -23,11 +23,14 @@ func TestSandboxAndRuntimeFlags(t *testing.T) {
 	if w := rt.WebFetch; w.Timeout != time.Minute || w.MaxBytes != 10<<20 || w.CacheTTL != 15*time.Minute || w.KeepHTTP || len(w.AllowCIDRs) != 0 {
 		t.Errorf("webfetch defaults = %+v", w)
 	}
+	if rt.BashTimeoutKills {
+		t.Errorf("Bash kills at the timeout by default; Claude Code moves the command to the background")
+	}
 
 	cfg, err = parseConfig([]string{
 		"--sandbox", "required", "--sandbox-network=false", "--sandbox-memory-max", "2GiB", "--sandbox-rlimit-fsize", "1048576",
 		"--sandbox-read-dirs", "/opt/tools, /srv/data", "--shell-output-cap", "1MiB", "--webfetch-allow-cidr", "10.0.0.0/8,127.0.0.1",
-		"--webfetch-cache-ttl", "0",
+		"--webfetch-cache-ttl", "0", "--bash-timeout-kills",
 	}, func(k string) string {
 		if k == "TOOLD_MAX_BACKGROUND_SHELLS" {
 			return "4"
@@ -42,7 +45,7 @@ func TestSandboxAndRuntimeFlags(t *testing.T) {
 		len(sb.ReadDirs) != 2 || sb.ReadDirs[1] != "/srv/data" {
 		t.Errorf("sandbox = %+v", sb)
 	}
-	if rt.Shells.MaxOutputBytes != 1<<20 || rt.Shells.MaxShells != 4 || len(rt.WebFetch.AllowCIDRs) != 2 || rt.WebFetch.CacheTTL >= 0 {
+	if rt.Shells.MaxOutputBytes != 1<<20 || rt.Shells.MaxShells != 4 || len(rt.WebFetch.AllowCIDRs) != 2 || rt.WebFetch.CacheTTL >= 0 || !rt.BashTimeoutKills {
 		t.Errorf("runtime = %+v", rt)
 	}
 

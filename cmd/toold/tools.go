@@ -20,7 +20,7 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 	tools := []tool.Tool{
 		// Bash keeps up to 1 Mi characters of output: past 30000 the
 		// engine stores the result whole and the model pages through it.
-		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20}),
+		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
 		read.New(read.Options{}),

@@ -54,8 +54,7 @@ func (c *call) runBackground(ctx context.Context, env *tool.Env) (*tool.Result, 
 	case err != nil:
 		return nil, c.startError(ctx, env, cwd, err)
 	}
-	text := fmt.Sprintf("Command running in background with ID: %s. Read its output with the TaskOutput tool (task_id %q); stop it with the KillShell tool.", info.ID, info.ID)
-	return tool.Text(text).
+	return tool.Text(backgroundStarted(info.ID)).
 		WithMeta("task_id", info.ID).
 		WithMeta("background", true).
 		WithMeta("cwd", cwd), nil
@@ -76,4 +75,9 @@ func sessionEnviron(env *tool.Env) []string {
 		return []string{}
 	}
 	return env.Environ
+}
+
+// backgroundStarted is the result of a command started in the background.
+func backgroundStarted(id string) string {
+	return fmt.Sprintf("Command running in background with ID: %s. Read its output with the TaskOutput tool (task_id %q); stop it with the KillShell tool.", id, id)
 }

@@ -50,6 +50,11 @@ type Options struct {
 	// result whole and the model gets a preview and a handle to page
 	// through with Read, so a server sets it high to keep whole outputs.
 	MaxOutputChars int
+	// TimeoutKills kills every command at its timeout. False (Claude
+	// Code's behaviour): only a command whose first word is sleep is
+	// killed; any other is moved to the background shells (when Shells is
+	// set) and keeps running.
+	TimeoutKills bool
 }
 
 type bashTool struct {
@@ -58,6 +63,8 @@ type bashTool struct {
 	stateDir  string
 	shells    *shells.Registry
 	sandbox   *sandbox.Launcher
+	// timeoutKills: Options.TimeoutKills.
+	timeoutKills bool
 	// initErr says why the tool cannot run commands (no bash, no private
 	// directory); every call reports it.
 	initErr error
@@ -66,7 +73,7 @@ type bashTool struct {
 // New returns the Bash tool. A missing bash or an unusable temporary
 // directory does not fail New: each call then reports the problem.
 func New(opts Options) tool.Tool {
-	t := &bashTool{bash: opts.BashPath, shells: opts.Shells, keepChars: maxResultChars}
+	t := &bashTool{bash: opts.BashPath, shells: opts.Shells, keepChars: maxResultChars, timeoutKills: opts.TimeoutKills}
 	if opts.MaxOutputChars > 0 {
 		t.keepChars = min(opts.MaxOutputChars, maxKeepChars)
 	}
@@ -150,6 +157,7 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		return nil, tool.InvalidInputf("%v", err)
 	}
 	timeout := defaultTimeoutMS * time.Millisecond
+	negativeMS := 0.0
 	if in.Timeout != nil {
 		// As in Claude Code, a timeout over the maximum is cut to it, and
 		// one of 0 (or less) means the default.
@@ -160,12 +168,16 @@ func (t *bashTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		if ms > 0 {
 			timeout = time.Duration(min(ms, maxTimeoutMS) * float64(time.Millisecond))
 		}
+		if ms < 0 {
+			negativeMS = ms
+		}
 	}
 	return &call{
 		tool:        t,
 		command:     in.Command,
 		description: in.Description,
 		timeout:     timeout,
+		negativeMS:  negativeMS,
 		background:  in.RunInBackground,
 		class:       classify(in.Command),
 	}, nil
@@ -177,6 +189,9 @@ type call struct {
 	command     string
 	description string
 	timeout     time.Duration
+	// negativeMS is a negative timeout as given (else 0). Claude Code
+	// then times the command out at once: see timer.
+	negativeMS float64
 	// background: run_in_background; the timeout does not apply.
 	background bool
 	class      classification

@@ -30,6 +30,12 @@ const (
 // capture receives the output of a call from both streams. Each stream is
 // written by one goroutine of os/exec; only total is shared.
 type capture struct {
+	// mu serialises the writers of both streams with moveTo, so that no
+	// output is lost or doubled when the command moves to the background.
+	mu sync.Mutex
+	// sink, once set, receives all further output: the command was moved
+	// to the background and the call has returned.
+	sink     io.Writer
 	total    atomic.Int64
 	overflow atomic.Bool
 	// onOverflow is called once, from a writer, when total passes hardCap.
@@ -67,6 +73,15 @@ type stream struct {
 
 func (s *stream) Write(p []byte) (int, error) {
 	written := len(p)
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	if s.c.sink != nil {
+		if s.hide != nil && bytes.Contains(p, s.hide) {
+			p = bytes.ReplaceAll(p, s.hide, nil)
+		}
+		s.c.sink.Write(p)
+		return written, nil
+	}
 	if s.c.overflow.Load() {
 		// Keep draining until the kill lands, so writers do not block.
 		return written, nil
@@ -195,4 +210,30 @@ func cutIndex(s string, n int) int {
 // validUTF8 replaces invalid bytes: results travel in protobuf strings.
 func validUTF8(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// moveTo sends all further output to the writer sink made by start, which
+// receives the output so far (stdout, then stderr, as kept) and returns
+// the sink. Under the capture's lock no write falls between the two. When
+// start fails, nothing changes.
+func (c *capture) moveTo(start func(sofar []byte, text string) (io.Writer, error)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sofar := make([]byte, 0, len(c.out.head)+len(c.err.head))
+	sofar = append(append(sofar, c.out.head...), c.err.head...)
+	text, _ := c.text()
+	sink, err := start(sofar, text)
+	if err != nil {
+		return err
+	}
+	c.sink = sink
+	return nil
+}
+
+// snapshot is text() under the capture's lock, for a command still
+// running.
+func (c *capture) snapshot() (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.text()
 }

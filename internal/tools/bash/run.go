@@ -42,19 +42,29 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		if err != nil {
 			return nil, tool.Errorf(tool.KindInternal, "the Bash tool could not create its working file: %v", err)
 		}
-		defer func() {
-			f.Close()
-			os.Remove(f.Name())
-		}()
 		cwdFile = f
+		// A command moved to the background removes the file when it
+		// ends; cwdFile is then nil here.
+		defer func() {
+			if cwdFile != nil {
+				cwdFile.Close()
+				os.Remove(cwdFile.Name())
+			}
+		}()
 		prefix = cwdScript(f.Name())
 		script = prefix + c.command
 	}
 
-	runCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	runCtx, cancelTimeout := context.WithTimeoutCause(runCtx, c.timeout, errTimeout)
-	defer cancelTimeout()
+	// The command's context is not the call's: a command moved to the
+	// background outlives the call. The call's end, the output cap and
+	// the timeout cancel it below.
+	runCtx, stop := context.WithCancelCause(context.Background())
+	moved := false
+	defer func() {
+		if !moved {
+			stop(nil)
+		}
+	}()
 
 	proc, err := t.command(runCtx, env, cwd, environ, script)
 	if err != nil {
@@ -75,10 +85,43 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	// exited; WaitDelay stops waiting for them.
 	cmd.WaitDelay = waitDelay
 
+	started := time.Now()
 	if err := proc.Start(); err != nil {
 		return nil, c.startError(ctx, env, cwd, err)
 	}
-	waitErr := proc.Wait()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = proc.Wait()
+		close(exited)
+	}()
+	timer := time.NewTimer(c.timer())
+	defer timer.Stop()
+	select {
+	case <-exited:
+	case <-runCtx.Done(): // the output cap
+		<-exited
+	case <-ctx.Done():
+		stop(ctx.Err())
+		<-exited
+	case <-timer.C:
+		if c.movesAtTimeout() {
+			cf := cwdFile
+			r, err := c.moveToBackground(env, proc, out, cwd, started, exited, func() {
+				stop(nil)
+				if cf != nil {
+					cf.Close()
+					os.Remove(cf.Name())
+				}
+			})
+			if err == nil {
+				moved, cwdFile = true, nil
+				return r, nil
+			}
+		}
+		stop(errTimeout)
+		<-exited
+	}
 
 	finalCwd, note := cwd, ""
 	if cwdFile != nil {
@@ -101,7 +144,13 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	case !selfExited && context.Cause(runCtx) == errTimeout:
 		// Claude Code's words: bash's status after SIGTERM (128+15),
 		// the timeout in whole seconds, rounded down, then the output.
-		msg := joinText("Exit code "+strconv.Itoa(timeoutExit)+"\nCommand timed out after "+seconds(c.timeout), text)
+		after := seconds(c.timeout)
+		if c.negativeMS < 0 {
+			// Claude Code's words for a negative timeout: the value in
+			// seconds with one decimal ("-1.5s", "-0.0s" for -1 ms).
+			after = strconv.FormatFloat(c.negativeMS/1000, 'f', 1, 64) + "s"
+		}
+		msg := joinText("Exit code "+strconv.Itoa(timeoutExit)+"\nCommand timed out after "+after, text)
 		if note != "" {
 			msg += "\n" + note
 		}
@@ -116,6 +165,13 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	failed := code != 0 && !benignExit(c.command, code)
 	if failed {
 		text = joinText(exitLine(code), text)
+	}
+	if c.negativeMS < 0 && code == 0 && c.movesAtTimeout() {
+		// Claude Code reports a command with a negative timeout that
+		// succeeded within the first second as started in the background.
+		if r, err := c.finishedInBackground(env, proc, out, cwd, started, exited); err == nil {
+			return r, nil
+		}
 	}
 	return c.result(text, note, truncated, code, finalCwd, failed), nil
 }

@@ -156,7 +156,12 @@ func (sh *shell) wait(proc Process, r *os.File, copied <-chan struct{}) {
 	timer.Stop()
 	r.Close()
 	sh.out.finish()
+	sh.end(proc)
+}
 
+// end records how the shell ended, once bash has been reaped and its
+// output collected, and wakes its readers.
+func (sh *shell) end(proc Process) {
 	code := -1 // bash could not be waited for, which leaves its status unknown
 	var sig syscall.Signal
 	if status, ok := proc.Status(); ok {

@@ -120,7 +120,7 @@ func (t *readTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	if in.FilePath == "" {
 		return nil, tool.InvalidInputf("file_path is empty: give the absolute path of the file to read.")
 	}
-	c := &call{opts: &t.opts, path: in.FilePath, start: 1, allowLarge: in.AllowLarge}
+	c := &call{opts: &t.opts, path: in.FilePath, start: 1, allowLarge: in.AllowLarge, partial: in.Offset != nil || in.Limit != nil}
 	if in.Offset != nil {
 		o, ok := whole(*in.Offset)
 		if !ok {
@@ -174,6 +174,10 @@ type call struct {
 	allowLarge bool
 	// pages is the PDF page selection; nil when none was given.
 	pages pageSet
+	// partial says an offset or limit was given: the read is recorded as
+	// one of part of the file, and a later Edit, as in Claude Code, does
+	// not say the model's view is current.
+	partial bool
 }
 
 func (c *call) Traits() tool.Traits {

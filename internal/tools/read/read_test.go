@@ -211,9 +211,9 @@ func TestReadErrors(t *testing.T) {
 			want: "EISDIR: illegal operation on a directory, read '" + ws + "/dir'"},
 		{name: "workspace root", path: ws, kind: tool.KindWrongType,
 			want: "EISDIR: illegal operation on a directory, read '" + ws + "'"},
-		{name: "binary by its extension", path: ws + "/bin.dat", kind: tool.KindFailed,
+		{name: "binary by its extension", path: ws + "/bin.dat", kind: tool.KindInvalidInput,
 			want: "This tool cannot read binary files. The file appears to be a binary .dat file. Use a skill for this file type if one is available, or a shell command or script that can read the format."},
-		{name: "binary even when missing", path: ws + "/gone.EXE", kind: tool.KindFailed,
+		{name: "binary even when missing", path: ws + "/gone.EXE", kind: tool.KindInvalidInput,
 			want: "This tool cannot read binary files. The file appears to be a binary .exe file. Use a skill for this file type if one is available, or a shell command or script that can read the format."},
 		{name: "over 256KB", path: ws + "/big.txt", kind: tool.KindFailed,
 			want: "File content (281.3KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."},
@@ -233,6 +233,11 @@ func TestReadErrors(t *testing.T) {
 			}
 			if te.Kind != tc.kind || te.Msg != tc.want {
 				t.Fatalf("error = %v %q\nwant    %v %q", te.Kind, te.Msg, tc.kind, tc.want)
+			}
+			// Claude Code wraps in <tool_use_error> only what its input
+			// check refuses; what fails while reading comes bare.
+			if wantBare := tc.kind != tool.KindInvalidInput; te.Bare != wantBare {
+				t.Errorf("Bare = %v, want %v", te.Bare, wantBare)
 			}
 		})
 	}

@@ -20,7 +20,20 @@ const sniffLen = 8 << 10
 // of its own size, so reading it costs one small allocation.
 const maxBuffer = 64 << 10
 
+// Run reads the file. Claude Code wraps in <tool_use_error> only what its
+// input check refuses (a binary file by its name, a bad pages value: the
+// invalid-input errors here); what fails while the file is read (missing,
+// a directory, too large, not a valid notebook or PDF) it gives bare.
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	res, err := c.run(ctx, env)
+	var te *tool.Error
+	if errors.As(err, &te) && te == err && te.Kind != tool.KindInvalidInput {
+		return nil, tool.Bare(te)
+	}
+	return res, err
+}
+
+func (c *call) run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if id, ok := tool.ParseResultHandle(c.path); ok {
 		return c.stored(ctx, env, id)
 	}
@@ -30,7 +43,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	// Claude Code refuses a binary file by its name, before looking at it.
 	if ext := binaryExt(t.Given.Abs); ext != "" {
-		return nil, tool.Failf("This tool cannot read binary files. The file appears to be a binary %s file. Use a skill for this file type if one is available, or a shell command or script that can read the format.", ext)
+		return nil, tool.InvalidInputf("This tool cannot read binary files. The file appears to be a binary %s file. Use a skill for this file type if one is available, or a shell command or script that can read the format.", ext)
 	}
 	// Stat before opening: opening a FIFO would block, a directory is an
 	// error of its own.
@@ -71,6 +84,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	st, err := hr.Stamp(ofi)
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
+	}
+	if c.partial {
+		st = filestate.Partial(st)
 	}
 	if err := filestate.Record(ctx, env, t, st); err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -43,7 +42,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	// two edits from the same read only one applies.
 	fl, err := filestate.Lock(ctx, t, c.in.OldString == "")
 	if te := (*tool.Error)(nil); errors.As(err, &te) && te.Kind == tool.KindNotFound {
-		return nil, missing(env, t) // a directory on the way is missing
+		return nil, filestate.Missing(env, t) // a directory on the way is missing
 	}
 	if err != nil {
 		return nil, err
@@ -54,7 +53,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		if c.in.OldString == "" {
 			return c.create(ctx, env, t, fl)
 		}
-		return nil, missing(env, t)
+		return nil, filestate.Missing(env, t)
 	}
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)
@@ -103,46 +102,6 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		return nil, err
 	}
 	return tool.Text(c.success(seen)), nil
-}
-
-// missing is Claude Code's text for a file that is not there, with a file
-// of the same directory and name but another extension, if there is one.
-func missing(env *tool.Env, t filestate.Target) error {
-	msg := "File does not exist. Note: your current working directory is " + env.Cwd + "."
-	if name := similar(env, t); name != "" {
-		msg += " Did you mean " + name + "?"
-	}
-	return tool.Errorf(tool.KindNotFound, "%s", msg)
-}
-
-// maxSimilarScan bounds the directory entries looked at for a suggestion.
-const maxSimilarScan = 1000
-
-// similar is the name of a file beside t with t's name but another
-// extension (c.ts for c.js), or "".
-func similar(env *tool.Env, t filestate.Target) string {
-	dir, err := env.Files.Locate("", filepath.Dir(t.Real.Abs))
-	if err != nil {
-		return ""
-	}
-	f, err := dir.Open()
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(maxSimilarScan)
-	if err != nil && len(names) == 0 {
-		return ""
-	}
-	slices.Sort(names)
-	base := filepath.Base(t.Real.Abs)
-	stem := strings.TrimSuffix(base, filepath.Ext(base))
-	for _, n := range names {
-		if n != base && strings.TrimSuffix(n, filepath.Ext(n)) == stem && !workspace.Reserved(n) {
-			return n
-		}
-	}
-	return ""
 }
 
 // markdown reports whether trailing spaces are part of the text (a hard

@@ -49,7 +49,7 @@ func (c *call) run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	// error of its own.
 	fi, err := t.Real.Stat()
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, missing(env, t)
+		return nil, filestate.Missing(env, t)
 	}
 	if err != nil {
 		return nil, filestate.AccessError(t.Given.Abs, err)

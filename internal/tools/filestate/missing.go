@@ -1,4 +1,4 @@
-package read
+package filestate
 
 import (
 	"path/filepath"
@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/toold/toold/internal/tool"
-	"github.com/toold/toold/internal/tools/filestate"
+	"github.com/toold/toold/internal/workspace"
 )
 
 // maxSuggestScan bounds the directory entries looked at for a suggestion.
 const maxSuggestScan = 1000
 
-// missing reports a file that does not exist as Claude Code does: the
-// working directory, and a suggestion when one is found (see suggest).
-func missing(env *tool.Env, t filestate.Target) error {
+// Missing reports a file that does not exist as Claude Code's Read and
+// Edit do: the working directory, and a suggestion when one is found
+// (underCwd, then similar).
+func Missing(env *tool.Env, t Target) error {
 	msg := "File does not exist. Note: your current working directory is " + env.Cwd + "."
 	if s := underCwd(env, t.Given.Abs); s != "" {
 		msg += " Did you mean " + s + "?"
@@ -42,7 +43,7 @@ func underCwd(env *tool.Env, abs string) string {
 		return ""
 	}
 	cand := filepath.Join(cwd, rel)
-	t, err := filestate.Locate(env, cand)
+	t, err := Locate(env, cand)
 	if err != nil {
 		return ""
 	}
@@ -58,7 +59,7 @@ var extPattern = regexp.MustCompile(`^(\.[\p{L}\p{N}_+~#-]{1,32})?$`)
 // similar is Claude Code's second guess: the first entry of the same
 // directory, in directory order, with the same name but another extension
 // (main.tsx for main.ts). It returns the entry's name.
-func similar(env *tool.Env, t filestate.Target) string {
+func similar(env *tool.Env, t Target) string {
 	dir, err := env.Files.Locate("", filepath.Dir(t.Real.Abs))
 	if err != nil {
 		return ""
@@ -75,7 +76,7 @@ func similar(env *tool.Env, t filestate.Target) string {
 	want := filepath.Base(t.Real.Abs)
 	wantStem := stem(want)
 	for _, n := range names {
-		if extPattern.MatchString(filepath.Ext(n)) && stem(n) == wantStem && n != want {
+		if extPattern.MatchString(filepath.Ext(n)) && stem(n) == wantStem && n != want && !workspace.Reserved(n) {
 			return n
 		}
 	}

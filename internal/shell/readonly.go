@@ -39,13 +39,12 @@ type commandSpec struct {
 //   - printf: -v assigns, with arithmetic evaluation of subscripts.
 //   - cd, pushd: they change the session's directory, which is state, and
 //     two concurrent calls would race on it.
-//   - xargs, env, nice and other wrappers: a wrapped command is not
-//     read-only even when the command it runs is, as in Claude Code;
-//     timeout and command are stripped (readOnlyWrappers).
+//   - env, nice and other wrappers: a wrapped command is not read-only
+//     even when the command it runs is, as in Claude Code; timeout,
+//     command and bare xargs are stripped (readOnlyWrappers).
 //   - git's other subcommands, and any git form with global options
 //     (readonly_git.go); the read-only forms still depend on the
 //     repository's configuration, which the policy checks.
-//   - test, [, [[: harmless in themselves, but they were never listed.
 var readOnlyCommands = map[string]commandSpec{
 	// search
 	"find":    {kind: kindSearch, strict: true, check: findOK},
@@ -73,6 +72,8 @@ var readOnlyCommands = map[string]commandSpec{
 	"stat": {kind: kindRead},
 	"file": {kind: kindRead, strict: true, check: fileRule.allows},
 	"diff": {kind: kindRead, strict: true, check: diffRule.allows},
+	"cmp":  {kind: kindRead},
+	"od":   {kind: kindRead},
 	"git":  {kind: kindRead, strict: true, check: gitReadOnlyArgs},
 
 	// list
@@ -85,13 +86,31 @@ var readOnlyCommands = map[string]commandSpec{
 	"echo":  {kind: kindNeutral},
 	"true":  {kind: kindNeutral},
 	"false": {kind: kindNeutral},
+	"sleep": {kind: kindNeutral},
+	// Conditional expressions have no side effects. The analyser refuses
+	// the forms that evaluate something: test -v and [[ -v ]] with a
+	// subscript, [[ ]]'s arithmetic comparisons on anything but numbers,
+	// and option-like expansions (builtins.go, clauses.go); command
+	// substitutions in the operands are commands of their own.
+	"test": {kind: kindNeutral},
+	"[":    {kind: kindNeutral},
+	"[[":   {kind: kindNeutral},
+	// xargs with no command runs echo; with options it is not stripped
+	// and stays the command, which asks.
+	"xargs": {kind: kindNeutral, strict: true, check: noArgs},
 }
+
+func noArgs(args []string) bool { return len(args) == 0 }
 
 // readOnlyWrappers are the wrappers a read-only command may run under, as
 // Claude Code strips them for its read-only check: timeout only limits
-// the time, command only skips functions and aliases. nice, nohup,
-// stdbuf, time, env and xargs make the command ask there, and here.
-var readOnlyWrappers = map[string]bool{"timeout": true, "command": true}
+// the time, command only skips functions and aliases, and bare xargs
+// (no options, stripped by the analyser only then) runs the command with
+// arguments from its input, which makes the command Dynamic: a strict
+// command under xargs is refused, since an input line could become one of
+// its dangerous options. nice, nohup, stdbuf, time and env make the
+// command ask there, and here.
+var readOnlyWrappers = map[string]bool{"timeout": true, "command": true, "xargs": true}
 
 // ReadOnly reports whether the command line only reads: the analysis is
 // proven, every command is in the read-only set with arguments that pass

@@ -195,7 +195,7 @@ var readOnlyWrappers = map[string]bool{"timeout": true, "command": true, "xargs"
 // proven, every command is in the read-only set with arguments that pass
 // its dual-use flag check (security.md R9), no redirection writes a file,
 // and nothing is assigned, wrapped, or run in a way the set does not cover
-// (parameter expansion operators, extended globs, arithmetic, [[ ]],
+// (parameter expansion operators, extended globs, arithmetic,
 // time, declarations). Path-qualified names (./cat, /bin/cat) are not in
 // the set: they run whatever is there.
 func (a *Analysis) ReadOnly() bool {

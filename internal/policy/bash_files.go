@@ -225,6 +225,12 @@ func (in *input) outsideReason(c *shell.Command) string {
 			if p.arg.Access == shell.Mention && p.arg.Dynamic && !looksLikePath(p.arg.Path) {
 				continue
 			}
+			if p.arg.Path == "" && p.arg.Dynamic && p.arg.Access == shell.Read && c.ReadOnly() {
+				// The file names a read-only command gets from xargs's
+				// input: Claude Code 2.1.332 runs echo f | xargs grep x
+				// without asking, and cannot see them either.
+				continue
+			}
 			return fmt.Sprintf("toold cannot tell whether %s stays inside the working directories: %s", shown(p.arg), p.unknown)
 		}
 		for _, path := range p.paths {

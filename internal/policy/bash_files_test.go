@@ -166,7 +166,7 @@ func TestReadDenyAsksWhenUnsure(t *testing.T) {
 	for _, cmd := range []string{
 		"mycmd .env", "mycmd --config=.env", "mycmd -f.env", "mycmd -c .env", "./build.sh sub/../.env", "make -C sub ../.env",
 		"grep -r SECRET .", "grep -R SECRET", "grep -rn SECRET sub", "rg SECRET", "rg SECRET sub", "cp -r . ../copy", "tar cf a.tar .", "tar czf - sub",
-		"find . -name .env -exec cat {} +", "xargs cat < list", "cat $(cat list)", "cat $F", "cat {.env,x}", "cat .e{n,}v",
+		"find . -name .env -exec cat {} +", "xargs cat < list", "xargs grep x < list", "echo .env | xargs grep x", "cat $(cat list)", "cat $F", "cat {.env,x}", "cat .e{n,}v",
 		"sed 'r .env' x", "sed -e 'R .env' x", "awk '{ while ((getline l < \".env\") > 0) print l }' x", "python3 -c 'print(open(\".env\").read())'",
 		"perl -ne 'open F, \".env\"; print <F>' x", "node -e 'require(\"fs\").readFileSync(\".env\")'",
 		"eval \"$X\"", "f() { cat \"$1\"; }; f .env",

@@ -261,3 +261,26 @@ func TestBadRuleInPolicyFile(t *testing.T) {
 		t.Error("strict engine accepted the file")
 	}
 }
+
+// Claude Code 2.1.332 runs these without asking in default mode, and asks
+// for the variants that write, run something else or read outside.
+func TestReadOnlyBashDecisions(t *testing.T) {
+	var cases []decideCase
+	for _, c := range []string{
+		"[ -f missing ]", "[[ -f missing ]]", "test -f x", "echo x | test -f missing",
+		"cmp a b", "od -c f | head -3", "sleep 1", "timeout 1 sleep 3", "timeout -s KILL 5 cat x",
+		"echo a.txt | xargs grep zzz", "echo a.txt | xargs wc -l", "echo a | xargs",
+		"echo /etc/hostname | xargs grep x",
+	} {
+		cases = append(cases, decideCase{name: c, tool: "Bash", args: bashCmd(c), want: Allow, source: "readOnly"})
+	}
+	for _, c := range []string{
+		"xargs rm", "ls | xargs rm -f", "xargs -I{} sh -c 'rm {}'", "echo a.txt | xargs cat",
+		"echo a | xargs sort", "xargs -n1 grep x", "timeout 5 rm x", "[[ -v x[$(touch y)] ]]",
+		"[[ $(rm x) ]]", "test -f x && rm y", "[ -f x ] > out", "cmp /etc/passwd a",
+		"od -c /etc/shadow", "xargs grep x /etc/passwd",
+	} {
+		cases = append(cases, decideCase{name: c, tool: "Bash", args: bashCmd(c), want: Ask})
+	}
+	checkCases(t, cases)
+}

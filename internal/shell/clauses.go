@@ -9,7 +9,6 @@ import (
 // subscript: [[ 'a[$(cmd)]' -eq 0 ]] runs cmd even single-quoted
 // (security.md R3). Operands that are numbers or $#, $?, $$, $! are fine.
 func (w *walker) test(s *syntax.Stmt, t *syntax.TestClause, redirs []Redirect) {
-	w.a.complex = true
 	c := Command{Raw: w.callRaw(s, t), Redirects: redirs, Argv: []string{"[["}}
 	w.testExpr(&c, t.X)
 	c.Argv = append(c.Argv, "]]")

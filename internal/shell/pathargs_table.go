@@ -178,8 +178,11 @@ var fileCommands = map[string]fileSpec{
 	"find": {special: findPaths},
 	// xargs with options of its own stays the command (without, the
 	// analysis unwraps it): the program it runs gets file names from the
-	// input.
+	// input. With no arguments at all it runs echo, which opens nothing.
 	"xargs": {special: func(args []word) []PathArg {
+		if len(args) == 0 {
+			return nil
+		}
 		return append(unknownCommand.paths(args), PathArg{Access: Read | Write, Dynamic: true})
 	}},
 	"dd":  {special: ddPaths},

@@ -232,5 +232,6 @@ const rejectedPrefix = "Search failed — ripgrep rejected the pattern, glob, or
 // rejected is an error in the pattern, a glob or the type, worded as
 // Claude Code reports ripgrep's refusal.
 func rejected(format string, args ...any) error {
-	return tool.InvalidInputf(rejectedPrefix+format, args...)
+	// Claude Code's text is the whole result, without <tool_use_error>.
+	return tool.Bare(tool.InvalidInputf(rejectedPrefix+format, args...))
 }

@@ -21,7 +21,9 @@ func missing(env *tool.Env, t filestate.Target) error {
 	} else if name := similar(env, t); name != "" {
 		msg += " Did you mean " + name + "?"
 	}
-	return tool.Errorf(tool.KindNotFound, "%s", msg)
+	// Claude Code's Read throws it: the text reaches the model bare,
+	// without <tool_use_error>.
+	return tool.Bare(tool.Errorf(tool.KindNotFound, "%s", msg))
 }
 
 // underCwd is Claude Code's first guess: a path beside the working

@@ -234,6 +234,10 @@ func TestReadErrors(t *testing.T) {
 			if te.Kind != tc.kind || te.Msg != tc.want {
 				t.Fatalf("error = %v %q\nwant    %v %q", te.Kind, te.Msg, tc.kind, tc.want)
 			}
+			// Claude Code gives a missing file's text without <tool_use_error>.
+			if tc.kind == tool.KindNotFound && !te.Bare {
+				t.Errorf("a missing file's error is not bare")
+			}
 		})
 	}
 	if len(st.Stamps) != 0 {

@@ -169,6 +169,10 @@ func TestGrepInputErrors(t *testing.T) {
 				if !strings.Contains(te.Msg, tt.want) {
 					t.Errorf("message %q lacks %q", te.Msg, tt.want)
 				}
+				// Claude Code gives these without <tool_use_error>.
+				if bare := strings.HasPrefix(te.Msg, rejectedPrefix) || te.Kind == tool.KindNotFound; bare != te.Bare {
+					t.Errorf("bare = %v, want %v", te.Bare, bare)
+				}
 			})
 		}
 	}

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toold/toold/internal/hooks"
@@ -73,11 +74,12 @@ func (r refusal) denyText(dec policy.Decision) string {
 	}
 	switch {
 	case r.tool == "Bash":
-		if dec.Message != "" && !isList(r.command) {
-			// The policy's text names the command a rule denied, as
-			// Claude Code does for a single command or a pipeline's.
+		if dec.Message != "" && !slices.ContainsFunc(dec.Parts, func(p policy.Part) bool { return p.Behavior == policy.Deny && p.Command != "" }) {
+			// No denied command to place in the line: the policy's text.
 			return dec.Message
 		}
+		// The line as written, redirections included, or the side of
+		// the pipe that holds the denied command.
 		return bashDeniedPrefix + deniedCommand(r.command, dec) + " has been denied."
 	case pathDeniedTools[r.tool]:
 		return toolUseError("File is in a directory that is denied by your permission settings.")
@@ -206,41 +208,6 @@ func deniedCommand(line string, dec policy.Decision) string {
 // pipeSegments splits a command line at its pipes (| but not ||, outside
 // quotes), trimming each side; a line without a pipe is one segment.
 const bashDeniedPrefix = "Permission to use Bash with command "
-
-// isList reports a command line of several commands joined by &&, ||, ;,
-// & or a line break, with no pipe: Claude Code's deny text then names the
-// whole line.
-func isList(line string) bool {
-	if len(pipeSegments(line)) > 1 {
-		return false
-	}
-	quote, esc := byte(0), false
-	for i := 0; i < len(line); i++ {
-		ch := line[i]
-		switch {
-		case esc:
-			esc = false
-		case ch == '\\' && quote != '\'':
-			esc = true
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '|' && i > 0 && line[i-1] == '>':
-			continue // >| redirection
-		case ch == ';' || ch == '\n' || ch == '|':
-			return strings.TrimSpace(strings.TrimLeft(line[i+1:], "|")) != ""
-		case ch == '&':
-			if i > 0 && (line[i-1] == '>' || line[i-1] == '<') || i+1 < len(line) && line[i+1] == '>' {
-				continue // >&, <&, &> redirections
-			}
-			return strings.TrimSpace(strings.TrimLeft(line[i+1:], "&")) != ""
-		}
-	}
-	return false
-}
 
 func pipeSegments(line string) []string {
 	var segs []string

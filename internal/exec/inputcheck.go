@@ -58,6 +58,45 @@ type schemaNode struct {
 	exclMax    *float64
 	exclMinOld bool // draft-04 exclusiveMinimum: true
 	exclMaxOld bool
+	// messages replaces zod's wording of a failed keyword (minLength, ...)
+	// with the tool's own, from its definition's InputMessages.
+	messages map[string]string
+}
+
+// withMessages attaches a definition's InputMessages to the nodes they
+// name. A key names no node of the schema: an error.
+func (n *schemaNode) withMessages(m map[string]string) error {
+	for key, msg := range m {
+		path, keyword, ok := strings.Cut(key, " ")
+		if !ok || keyword == "" {
+			return fmt.Errorf("input message %q: want \"path keyword\"", key)
+		}
+		at := n
+		for elem := range strings.SplitSeq(path, ".") {
+			name, items := strings.CutSuffix(elem, "[]")
+			if at = at.propNode[name]; at == nil {
+				return fmt.Errorf("input message %q: no property %q", key, name)
+			}
+			if items {
+				if at = at.items; at == nil {
+					return fmt.Errorf("input message %q: %q has no items", key, name)
+				}
+			}
+		}
+		if at.messages == nil {
+			at.messages = map[string]string{}
+		}
+		at.messages[keyword] = msg
+	}
+	return nil
+}
+
+// worded is is with the message the schema gives its keyword, if any.
+func (n *schemaNode) worded(keyword string, is issue) issue {
+	if msg, ok := n.messages[keyword]; ok {
+		is.message = msg
+	}
+	return is
 }
 
 // parseSchemaNode reads the parts of a schema that checkInput uses.
@@ -303,24 +342,24 @@ func checkValue(n *schemaNode, v any, path []any, top bool, ck *checker) {
 	case string:
 		if n.format == "uri" || n.format == "url" {
 			if !validURL(x) {
-				ck.issues = append(ck.issues, issue{code: "invalid_format", format: "url", path: path, message: "Invalid URL"})
+				ck.issues = append(ck.issues, n.worded("format", issue{code: "invalid_format", format: "url", path: path, message: "Invalid URL"}))
 				return
 			}
 		}
 		if !top {
 			l := float64(len(utf16.Encode([]rune(x))))
 			if n.minLength != nil && l < *n.minLength {
-				ck.issues = append(ck.issues, boundIssue("too_small", "string", *n.minLength, true, path))
+				ck.issues = append(ck.issues, n.worded("minLength", boundIssue("too_small", "string", *n.minLength, true, path)))
 			} else if n.maxLength != nil && l > *n.maxLength {
-				ck.issues = append(ck.issues, boundIssue("too_big", "string", *n.maxLength, true, path))
+				ck.issues = append(ck.issues, n.worded("maxLength", boundIssue("too_big", "string", *n.maxLength, true, path)))
 			}
 		}
 	case []any:
 		if !top {
 			if n.minItems != nil && float64(len(x)) < *n.minItems {
-				ck.issues = append(ck.issues, boundIssue("too_small", "array", *n.minItems, true, path))
+				ck.issues = append(ck.issues, n.worded("minItems", boundIssue("too_small", "array", *n.minItems, true, path)))
 			} else if n.maxItems != nil && float64(len(x)) > *n.maxItems {
-				ck.issues = append(ck.issues, boundIssue("too_big", "array", *n.maxItems, true, path))
+				ck.issues = append(ck.issues, n.worded("maxItems", boundIssue("too_big", "array", *n.maxItems, true, path)))
 			}
 		}
 		if n.items != nil {
@@ -337,13 +376,13 @@ func checkValue(n *schemaNode, v any, path []any, top bool, ck *checker) {
 			origin := "number"
 			switch {
 			case n.minimum != nil && f < *n.minimum:
-				ck.issues = append(ck.issues, boundIssue("too_small", origin, *n.minimum, !n.exclMinOld, path))
+				ck.issues = append(ck.issues, n.worded("minimum", boundIssue("too_small", origin, *n.minimum, !n.exclMinOld, path)))
 			case n.exclMin != nil && f <= *n.exclMin:
-				ck.issues = append(ck.issues, boundIssue("too_small", origin, *n.exclMin, false, path))
+				ck.issues = append(ck.issues, n.worded("exclusiveMinimum", boundIssue("too_small", origin, *n.exclMin, false, path)))
 			case n.maximum != nil && f > *n.maximum:
-				ck.issues = append(ck.issues, boundIssue("too_big", origin, *n.maximum, !n.exclMaxOld, path))
+				ck.issues = append(ck.issues, n.worded("maximum", boundIssue("too_big", origin, *n.maximum, !n.exclMaxOld, path)))
 			case n.exclMax != nil && f >= *n.exclMax:
-				ck.issues = append(ck.issues, boundIssue("too_big", origin, *n.exclMax, false, path))
+				ck.issues = append(ck.issues, n.worded("exclusiveMaximum", boundIssue("too_big", origin, *n.exclMax, false, path)))
 			}
 		}
 	}

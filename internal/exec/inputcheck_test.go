@@ -119,3 +119,37 @@ func TestLenientObjectSpreadsAsJavaScript(t *testing.T) {
 		}
 	}
 }
+
+// TodoWrite's schema words its empty fields itself, as Claude Code
+// 2.1.332's answered.
+func TestInputMessagesReplaceZodsWording(t *testing.T) {
+	node, err := parseSchemaNode([]byte(todoSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.withMessages(map[string]string{
+		"todos[].content minLength":    "Content cannot be empty",
+		"todos[].activeForm minLength": "Active form cannot be empty",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for input, want := range map[string]string{
+		`{"todos":[{"content":"","status":"pending","activeForm":""}]}`: "InputValidationError: [\n  {\n    \"origin\": \"string\",\n    \"code\": \"too_small\",\n    \"minimum\": 1,\n    \"inclusive\": true,\n    \"path\": [\n      \"todos\",\n      0,\n      \"content\"\n    ],\n    \"message\": \"Content cannot be empty\"\n  },\n  {\n    \"origin\": \"string\",\n    \"code\": \"too_small\",\n    \"minimum\": 1,\n    \"inclusive\": true,\n    \"path\": [\n      \"todos\",\n      0,\n      \"activeForm\"\n    ],\n    \"message\": \"Active form cannot be empty\"\n  }\n]",
+		`{"todos":[{"content":"","status":"pending","activeForm":5}]}`:  "InputValidationError: TodoWrite failed due to the following issues:\nThe parameter `todos[0].activeForm` type is expected as `string` but provided as `number`\nThe parameter `todos[0].content` is invalid: Content cannot be empty",
+	} {
+		in, order, err := lenientObject([]byte(input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		issues, _ := checkInput(node, in, order)
+		if got := formatIssues("TodoWrite", issues); got != want {
+			t.Errorf("%s:\ngot\n%s\nwant\n%s", input, got, want)
+		}
+	}
+	// A key that names no node is the definition's mistake.
+	for _, bad := range []string{"todos.content minLength", "nope minLength", "todos[]"} {
+		if err := node.withMessages(map[string]string{bad: "x"}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toold/toold/internal/hooks"
@@ -63,7 +64,7 @@ func (r refusal) dontAskText() string {
 
 // denyText is the refusal of a call a deny rule matched.
 func (r refusal) denyText(dec policy.Decision) string {
-	if dec.Message != "" {
+	if dec.Message != "" && !(r.tool == "Bash" && dec.Source != "hook" && strings.HasPrefix(dec.Message, bashDeniedPrefix)) {
 		return dec.Message
 	}
 	if toolWide(dec.Rule, r.tool) {
@@ -73,7 +74,13 @@ func (r refusal) denyText(dec policy.Decision) string {
 	}
 	switch {
 	case r.tool == "Bash":
-		return "Permission to use Bash with command " + deniedCommand(r.command, dec) + " has been denied."
+		if dec.Message != "" && !slices.ContainsFunc(dec.Parts, func(p policy.Part) bool { return p.Behavior == policy.Deny && p.Command != "" }) {
+			// No denied command to place in the line: the policy's text.
+			return dec.Message
+		}
+		// The line as written, redirections included, or the side of
+		// the pipe that holds the denied command.
+		return bashDeniedPrefix + deniedCommand(r.command, dec) + " has been denied."
 	case pathDeniedTools[r.tool]:
 		return toolUseError("File is in a directory that is denied by your permission settings.")
 	case fileReadTools[r.tool]:
@@ -200,6 +207,8 @@ func deniedCommand(line string, dec policy.Decision) string {
 
 // pipeSegments splits a command line at its pipes (| but not ||, outside
 // quotes), trimming each side; a line without a pipe is one segment.
+const bashDeniedPrefix = "Permission to use Bash with command "
+
 func pipeSegments(line string) []string {
 	var segs []string
 	start, quote, esc := 0, byte(0), false

@@ -12,6 +12,12 @@ func TestDenyText(t *testing.T) {
 	deny := func(rule string, parts ...policy.Part) policy.Decision {
 		return policy.Decision{Behavior: policy.Deny, Rule: rule, Source: "cliArg", Parts: parts}
 	}
+	// denyMsg: a deny with the text the policy gives a Bash command.
+	denyMsg := func(msg string, parts ...policy.Part) policy.Decision {
+		d := deny("Bash(rm:*)", parts...)
+		d.Message = msg
+		return d
+	}
 	rmPart := policy.Part{Command: "rm a.txt", Behavior: policy.Deny, Rule: "Bash(rm:*)"}
 	cases := []struct {
 		name string
@@ -23,6 +29,16 @@ func TestDenyText(t *testing.T) {
 			"Permission to use Bash with command rm -f a.txt has been denied."},
 		{"bash list names the whole line", refusal{tool: "Bash", command: "echo a && rm a.txt && echo b"}, deny("", rmPart),
 			"Permission to use Bash with command echo a && rm a.txt && echo b has been denied."},
+		{"bash list names the whole line over the policy's text", refusal{tool: "Bash", command: "echo a && rm a.txt && echo b"}, denyMsg("Permission to use Bash with command rm a.txt has been denied.", rmPart),
+			"Permission to use Bash with command echo a && rm a.txt && echo b has been denied."},
+		{"bash ; list", refusal{tool: "Bash", command: "echo a; rm a.txt"}, denyMsg("Permission to use Bash with command rm a.txt has been denied.", rmPart),
+			"Permission to use Bash with command echo a; rm a.txt has been denied."},
+		{"bash single command keeps its redirections", refusal{tool: "Bash", command: "rm a.txt 2>&1 >| log"}, denyMsg("Permission to use Bash with command rm a.txt has been denied.", rmPart),
+			"Permission to use Bash with command rm a.txt 2>&1 >| log has been denied."},
+		{"bash pipeline names the side over the policy's text", refusal{tool: "Bash", command: "echo a && rm a.txt | cat"}, denyMsg("Permission to use Bash with command rm a.txt has been denied.", rmPart),
+			"Permission to use Bash with command echo a && rm a.txt has been denied."},
+		{"bash without a denied command keeps the policy's text", refusal{tool: "Bash", command: "echo a | cat secret/k"}, denyMsg("Permission to use Bash with command cat secret/k has been denied."),
+			"Permission to use Bash with command cat secret/k has been denied."},
 		{"bash pipe names the segment", refusal{tool: "Bash", command: "echo a | rm a.txt"}, deny("", rmPart),
 			"Permission to use Bash with command rm a.txt has been denied."},
 		{"bash pipe in quotes is no pipe", refusal{tool: "Bash", command: "echo 'a | b' && rm a.txt"}, deny("", rmPart),

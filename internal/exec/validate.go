@@ -97,6 +97,9 @@ func compileSchema(d tool.Definition) (*compiledSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
 	}
+	if err := node.withMessages(d.InputMessages); err != nil {
+		return nil, fmt.Errorf("tool %s: %w", d.Name, err)
+	}
 	cs := &compiledSchema{schema: sch, node: node, other: usesOtherKeywords(doc, true), propTypes: map[string]string{}}
 	if m, ok := doc.(map[string]any); ok {
 		props, _ := m["properties"].(map[string]any)

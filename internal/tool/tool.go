@@ -27,6 +27,11 @@ type Definition struct {
 	// stored whole and the model gets a preview with a handle instead.
 	// 0 means the default (50 000); the engine caps it at 500 000.
 	MaxResultChars int
+	// InputMessages replaces the wording of a failed schema check, as a
+	// zod schema's own message does (z.string().min(1, "…")). A key is a
+	// property path, "[]" standing for an array's items, a space and the
+	// keyword: "todos[].content minLength".
+	InputMessages map[string]string
 }
 
 // Tool is one callable tool.

@@ -22,7 +22,9 @@ func Missing(env *tool.Env, t Target) error {
 	} else if name := similar(env, t); name != "" {
 		msg += " Did you mean " + name + "?"
 	}
-	return tool.Errorf(tool.KindNotFound, "%s", msg)
+	// Claude Code's Read throws it: the text reaches the model bare,
+	// without <tool_use_error>.
+	return tool.Bare(tool.Errorf(tool.KindNotFound, "%s", msg))
 }
 
 // underCwd is Claude Code's first guess: a path beside the working

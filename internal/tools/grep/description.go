@@ -17,65 +17,61 @@ const inputSchema = `{
   "type": "object",
   "properties": {
     "pattern": {
-      "type": "string",
-      "description": "The regular expression to search for in file contents (ripgrep syntax)."
+      "description": "The regular expression pattern to search for in file contents",
+      "type": "string"
     },
     "path": {
-      "type": "string",
-      "description": "The file or directory to search in, absolute or relative to the current working directory. Defaults to the current working directory."
+      "description": "File or directory to search in (rg PATH). Defaults to current working directory.",
+      "type": "string"
     },
     "glob": {
-      "type": "string",
-      "description": "Glob pattern(s) to filter files, as rg --glob: \"*.js\", \"**/*.tsx\", \"*.{ts,tsx}\", \"!vendor/**\". Separate several with spaces or commas."
-    },
-    "type": {
-      "type": "string",
-      "description": "File type to search, as rg --type: go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh, ... More efficient than glob for standard file types."
+      "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\") - maps to rg --glob",
+      "type": "string"
     },
     "output_mode": {
+      "description": "Output mode: \"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\".",
       "type": "string",
-      "enum": ["content", "files_with_matches", "count"],
-      "description": "\"content\" shows matching lines, \"files_with_matches\" lists matching files (default), \"count\" shows match counts per file."
-    },
-    "-A": {
-      "type": "integer",
-      "minimum": 0,
-      "description": "Number of lines to show after each match (rg -A). Content mode only."
+      "enum": ["content", "files_with_matches", "count"]
     },
     "-B": {
-      "type": "integer",
-      "minimum": 0,
-      "description": "Number of lines to show before each match (rg -B). Content mode only."
+      "description": "Number of lines to show before each match (rg -B). Requires output_mode: \"content\", ignored otherwise.",
+      "type": "number"
+    },
+    "-A": {
+      "description": "Number of lines to show after each match (rg -A). Requires output_mode: \"content\", ignored otherwise.",
+      "type": "number"
     },
     "-C": {
-      "type": "integer",
-      "minimum": 0,
-      "description": "Number of lines to show before and after each match (rg -C). Content mode only."
+      "description": "Alias for context.",
+      "type": "number"
     },
     "context": {
-      "type": "integer",
-      "minimum": 0,
-      "description": "Same as -C."
+      "description": "Number of lines to show before and after each match (rg -C). Requires output_mode: \"content\", ignored otherwise.",
+      "type": "number"
     },
     "-n": {
-      "type": "boolean",
-      "description": "Show line numbers in the output (rg -n). Content mode only. Defaults to true."
+      "description": "Show line numbers in output (rg -n). Requires output_mode: \"content\", ignored otherwise. Defaults to true.",
+      "type": "boolean"
     },
     "-i": {
-      "type": "boolean",
-      "description": "Case-insensitive search (rg -i)."
+      "description": "Case insensitive search (rg -i)",
+      "type": "boolean"
     },
-    "multiline": {
-      "type": "boolean",
-      "description": "Let patterns span lines, with . matching newlines (rg -U --multiline-dotall). Default false."
+    "type": {
+      "description": "File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types.",
+      "type": "string"
     },
     "head_limit": {
-      "type": "integer",
-      "description": "Return only the first N entries: lines in content mode, files in files_with_matches mode, files in count mode. Defaults to 250; 0 means no limit."
+      "description": "Limit output to first N lines/entries, equivalent to \"| head -N\". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250 when unspecified. Pass 0 for unlimited (use sparingly — large result sets waste context).",
+      "type": "number"
     },
     "offset": {
-      "type": "integer",
-      "description": "Skip the first N entries before applying head_limit, to page through results. Defaults to 0."
+      "description": "Skip first N lines/entries before applying head_limit, equivalent to \"| tail -n +N | head -N\". Works across all output modes. Defaults to 0.",
+      "type": "number"
+    },
+    "multiline": {
+      "description": "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.",
+      "type": "boolean"
     }
   },
   "required": ["pattern"],

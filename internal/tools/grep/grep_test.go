@@ -150,6 +150,8 @@ func TestGrepInputErrors(t *testing.T) {
 		{name: "bad mode", in: map[string]any{"pattern": "a", "output_mode": "lines"}, want: "output_mode must be"},
 		{name: "fractional number", in: map[string]any{"pattern": "a", "head_limit": 2.5}, want: "head_limit must be a whole number"},
 		{name: "negative", in: map[string]any{"pattern": "a", "-A": -1}, want: "-A must be a whole number"},
+		{name: "context fraction in content mode", in: map[string]any{"pattern": "a", "output_mode": "content", "-A": 1.5}, want: "rg: error parsing flag -A: value is not a valid number: invalid digit found in string"},
+		{name: "context alias fraction", in: map[string]any{"pattern": "a", "output_mode": "content", "context": 0.5}, want: "rg: error parsing flag -C: value is not a valid number"},
 		{name: "context conflict", in: map[string]any{"pattern": "a", "-C": 1, "context": 2}, want: "disagree"},
 		{name: "missing path", in: map[string]any{"pattern": "a", "path": "nope"}, want: "Path does not exist: nope"},
 		{name: "newline outside multiline", in: map[string]any{"pattern": "a\nb"}, want: "multiline: true"},
@@ -167,10 +169,27 @@ func TestGrepInputErrors(t *testing.T) {
 				if !strings.Contains(te.Msg, tt.want) {
 					t.Errorf("message %q lacks %q", te.Msg, tt.want)
 				}
+				// Claude Code gives these without <tool_use_error>.
+				if bare := strings.HasPrefix(te.Msg, rejectedPrefix) || te.Kind == tool.KindNotFound; bare != te.Bare {
+					t.Errorf("bare = %v, want %v", te.Bare, bare)
+				}
 			})
 		}
 	}
 	_ = ws
+}
+
+// A context fraction outside content mode is not passed on, so the search
+// runs.
+func TestGrepContextFractionIgnoredOutsideContent(t *testing.T) {
+	env, _ := small(t)
+	for name, opts := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			if _, err := tooltest.Run(t, New(opts), env, map[string]any{"pattern": "a", "-B": 1.5}); err != nil {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
 }
 
 // TestGrepFlagInjection: patterns, globs and paths that look like rg flags

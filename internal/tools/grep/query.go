@@ -137,6 +137,18 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 		if f.v == nil {
 			continue
 		}
+		if ctxFlag := f.name != "head_limit" && f.name != "offset"; ctxFlag && *f.v >= 0 && *f.v != math.Trunc(*f.v) {
+			// Claude Code hands a context fraction to ripgrep, which
+			// refuses it; outside content mode it is not passed.
+			if q.mode == contentMode && q.err == nil {
+				flag := f.name
+				if flag == "context" {
+					flag = "-C"
+				}
+				q.err = rejected("error parsing flag %s: value is not a valid number: invalid digit found in string", flag)
+			}
+			continue
+		}
 		if *f.dst, err = count(f.name, *f.v); err != nil {
 			if f.name != "head_limit" && f.name != "offset" {
 				return nil, err
@@ -220,5 +232,6 @@ const rejectedPrefix = "Search failed — ripgrep rejected the pattern, glob, or
 // rejected is an error in the pattern, a glob or the type, worded as
 // Claude Code reports ripgrep's refusal.
 func rejected(format string, args ...any) error {
-	return tool.InvalidInputf(rejectedPrefix+format, args...)
+	// Claude Code's text is the whole result, without <tool_use_error>.
+	return tool.Bare(tool.InvalidInputf(rejectedPrefix+format, args...))
 }

@@ -41,7 +41,8 @@ func resolveTarget(env *tool.Env, path string) (*target, error) {
 	fi, err := loc.Stat()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, tool.Errorf(tool.KindNotFound, "Path does not exist: %s. Note: your current working directory is %s.", given, env.Cwd)
+		// Claude Code throws it: the text reaches the model bare.
+		return nil, tool.Bare(tool.Errorf(tool.KindNotFound, "Path does not exist: %s. Note: your current working directory is %s.", given, env.Cwd))
 	case err != nil:
 		return nil, err
 	}

@@ -60,7 +60,11 @@ func (todoTool) Definition() tool.Definition {
 		Name:        "TodoWrite",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
-		SearchHint:  "task list plan progress checklist",
+		InputMessages: map[string]string{
+			"todos[].content minLength":    "Content cannot be empty",
+			"todos[].activeForm minLength": "Active form cannot be empty",
+		},
+		SearchHint: "task list plan progress checklist",
 	}
 }
 

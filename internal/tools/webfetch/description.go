@@ -17,6 +17,7 @@ const inputSchema = `{
   "properties": {
     "url": {
       "type": "string",
+      "format": "uri",
       "minLength": 1,
       "maxLength": 2000,
       "description": "The URL to fetch: http or https, with a host name or address."

@@ -24,7 +24,7 @@ func Missing(env *tool.Env, t Target) error {
 	}
 	// Claude Code's Read throws it: the text reaches the model bare,
 	// without <tool_use_error>.
-	return tool.Bare(tool.Errorf(tool.KindNotFound, "%s", msg))
+	return tool.Errorf(tool.KindNotFound, "%s", msg)
 }
 
 // underCwd is Claude Code's first guess: a path beside the working

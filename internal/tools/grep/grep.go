@@ -3,7 +3,6 @@ package grep
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 
 	"github.com/toold/toold/internal/tool"
@@ -77,18 +76,7 @@ func (c *call) Activity() tool.Activity {
 	return tool.Activity{Summary: s, Search: true}
 }
 
-// Run searches. Claude Code gives Grep's failures bare, not in
-// <tool_use_error> (a message that carries its own tags keeps them).
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
-	res, err := c.run(ctx, env)
-	var te *tool.Error
-	if errors.As(err, &te) && te == err {
-		return nil, tool.Bare(te)
-	}
-	return res, err
-}
-
-func (c *call) run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if c.q.err != nil {
 		return nil, c.q.err
 	}

@@ -72,18 +72,29 @@ func TestShutdownKillsRunningCommands(t *testing.T) {
 func TestBadConfigurationExitsWithStatus2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "settings.json")
 	os.WriteFile(bad, []byte(`{"permissions": {"deny": ["Bash(rm *)"], "allow": ["Bash(npm test"]}}`), 0o644)
+	notJSON := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(notJSON, []byte(`{"permissions": `), 0o644)
 	for _, args := range [][]string{
-		{"--settings", bad},
+		// A rule that does not parse is skipped with a warning, as Claude
+		// Code skips it, unless --strict-rules asks for the refusal.
+		{"--settings", bad, "--strict-rules"},
+		{"--settings", notJSON},
 		{"--listen", "nowhere"},
 		{"--log-format", "xml"},
 	} {
-		cmd := exec.Command(binary(t), args...)
+		// A toold that starts instead of refusing would run forever.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary(t), append(args, "--listen", "127.0.0.1:0")...)
+		if args[0] == "--listen" {
+			cmd = exec.CommandContext(ctx, binary(t), args...)
+		}
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 			t.Errorf("%v: err = %v, output %s", args, err, out)
 		}
-		if args[0] == "--settings" && !strings.Contains(string(out), `"Bash(npm test"`) {
+		if args[1] == bad && !strings.Contains(string(out), `"Bash(npm test"`) {
 			t.Errorf("the message does not name the bad rule: %s", out)
 		}
 	}

@@ -80,8 +80,12 @@ EOF`)
 		{"cd sub && cat ../.env", "Read(./.env)"},
 	} {
 		r := execute(t, ctx, d.addr, sid, fmt.Sprintf("c%d", i), "Bash", map[string]any{"command": tc.cmd})
-		if !r.IsError || !strings.Contains(r.Text, tc.reason) || leaked(r) {
-			t.Errorf("%s: want a denial naming %q, got %+v", tc.cmd, tc.reason, r)
+		if !r.IsError || !strings.HasPrefix(r.Text, "Permission to use Bash") || leaked(r) {
+			t.Errorf("%s: want a denial, got %+v", tc.cmd, r)
+		}
+		// The model gets Claude Code's words; why is for the orchestrator.
+		if why := explain(t, ctx, d.addr, sid, tc.cmd); !strings.Contains(why, tc.reason) {
+			t.Errorf("%s: CheckPermission does not name %q: %s", tc.cmd, tc.reason, why)
 		}
 	}
 
@@ -89,8 +93,11 @@ EOF`)
 	sid = session("PERMISSION_MODE_BYPASS_PERMISSIONS", nil)
 	for i, cmd := range []string{"cat .env", "cd sub && head -n1 ../.env", "timeout 5 cat innocent", "sh -c 'tac .env'"} {
 		r := execute(t, ctx, d.addr, sid, fmt.Sprintf("b%d", i), "Bash", map[string]any{"command": cmd})
-		if !r.IsError || !strings.Contains(r.Text, "Read(./.env)") || leaked(r) {
-			t.Errorf("bypassPermissions %s: want a denial naming Read(./.env), got %+v", cmd, r)
+		if !r.IsError || !strings.HasPrefix(r.Text, "Permission to use Bash") || leaked(r) {
+			t.Errorf("bypassPermissions %s: want a denial, got %+v", cmd, r)
+		}
+		if why := explain(t, ctx, d.addr, sid, cmd); !strings.Contains(why, "Read(./.env)") {
+			t.Errorf("bypassPermissions %s: CheckPermission does not name Read(./.env): %s", cmd, why)
 		}
 	}
 	if r := execute(t, ctx, d.addr, sid, "ok", "Bash", map[string]any{"command": "cat ok.txt"}); r.IsError || !strings.Contains(r.Text, "inside-ok") {
@@ -100,4 +107,18 @@ EOF`)
 	if err != nil || string(b) != "canary-content-xyzzy\n" {
 		t.Fatalf("the canary changed: %q %v", b, err)
 	}
+}
+
+// explain returns CheckPermission's answer for a Bash command, as grpcurl
+// prints it.
+func explain(t *testing.T, ctx context.Context, addr, sid, cmd string) string {
+	t.Helper()
+	req, _ := json.Marshal(map[string]any{"session_id": sid, "call": map[string]any{"name": "Bash", "input": map[string]any{"command": cmd}}})
+	out, err := sh(t, ctx, `grpcurl -plaintext -d @ `+addr+` toold.v1.ToolService/CheckPermission <<'EOF'
+`+string(req)+`
+EOF`)
+	if err != nil {
+		t.Fatalf("CheckPermission %s: %v\n%s", cmd, err, out)
+	}
+	return out
 }

@@ -47,9 +47,9 @@ func TestLargeResultReadBackByHandle(t *testing.T) {
 
 	out = execute(sid, `{"tool_use_id": "r1", "name": "Read", "input": {"file_path": "toold-result://toolu_big", "offset": 998, "limit": 2}}`)
 	mustContain(t, out,
-		`   998\tline 00998 xxxxxxxxxxxxxxxxxxxxxxxxxxxx\n   999\tline 00999 xxxxxxxxxxxxxxxxxxxxxxxxxxxx\n\n[Showing lines 998-999 of 1000 (limit=2). To read further, call Read with offset=1000.]`)
+		`"text": "998\tline 00998 xxxxxxxxxxxxxxxxxxxxxxxxxxxx\n999\tline 00999 xxxxxxxxxxxxxxxxxxxxxxxxxxxx"`)
 	out = execute(sid, `{"tool_use_id": "r2", "name": "Read", "input": {"file_path": "toold-result://toolu_big", "offset": 1000}}`)
-	mustContain(t, out, `"text": "  1000\tline 01000 xxxxxxxxxxxxxxxxxxxxxxxxxxxx"`)
+	mustContain(t, out, `"text": "1000\tline 01000 xxxxxxxxxxxxxxxxxxxxxxxxxxxx"`)
 
 	// The handle is the session's own.
 	other := newSession()

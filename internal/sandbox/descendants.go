@@ -4,6 +4,8 @@ import (
 	"errors"
 	"syscall"
 	"time"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // killDescendants kills the helper's children until none is left. Killing
@@ -14,7 +16,7 @@ func killDescendants() {
 		kids := children(func(procStat) bool { return true })
 		for _, p := range kids {
 			if p.state != 'Z' {
-				syscall.Kill(p.pid, syscall.SIGKILL)
+				procgroup.KillProcess(p.pid)
 			}
 		}
 		reaped := false

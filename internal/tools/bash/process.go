@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"syscall"
 
+	"github.com/toold/toold/internal/procgroup"
 	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
@@ -31,26 +31,8 @@ func (t *bashTool) command(ctx context.Context, env *tool.Env, cwd string, envir
 	cmd.Args = args
 	cmd.Dir = cwd
 	cmd.Env = environ
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	return groupProcess{cmd}, nil
-}
-
-// groupProcess is a command in a process group of its own; once bash has
-// exited, whatever is left of the group is killed, so no process of the
-// call outlives it (unless it left the group with setsid).
-type groupProcess struct{ cmd *exec.Cmd }
-
-func (g groupProcess) Exec() *exec.Cmd { return g.cmd }
-func (g groupProcess) Start() error    { return g.cmd.Start() }
-func (g groupProcess) Kill() error     { return killGroup(g.cmd.Process.Pid) }
-
-func (g groupProcess) Status() (syscall.WaitStatus, bool) { return shells.StatusOf(g.cmd) }
-
-func (g groupProcess) Wait() error {
-	err := g.cmd.Wait()
-	killGroup(g.cmd.Process.Pid)
-	return err
+	procgroup.Prepare(cmd, 0) // Run sets the drain bound, sandboxed or not
+	return shells.GroupProcess(cmd), nil
 }
 
 // cwdFile makes the per-call file the shell's EXIT trap writes its final

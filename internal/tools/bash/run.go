@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -209,15 +208,6 @@ func (c *call) startError(ctx context.Context, env *tool.Env, cwd string, err er
 		return tool.Failf("The shell's working directory %s is gone (%v).", cwd, statErr)
 	}
 	return tool.Errorf(tool.KindUnavailable, "bash could not be started: %v", err)
-}
-
-// killGroup kills the process group pgid. ESRCH means it is already gone.
-func killGroup(pgid int) error {
-	err := syscall.Kill(-pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
 }
 
 // joinText joins two parts of a result with a newline; either may be empty.

@@ -61,15 +61,22 @@ func newReaper(kill bool) (*reaper, error) {
 	r := &reaper{session: sid, kill: kill, reaping: strayWaits, wake: make(chan struct{}, 1)}
 	go func() {
 		for range r.wake {
-			r.sweep()
+			// Only zombies are left to reap (see sweepSoon); without one,
+			// reading toold's children costs more than the call did.
+			if zombieChild() {
+				r.sweep()
+			}
 		}
 	}()
 	return r, nil
 }
 
-// sweepSoon sweeps in the background. With cgroups, cgroup.kill has killed
-// what a command left; the sweep only reaps, and reading every process of
-// the machine should not hold up the call that ended.
+// sweepSoon sweeps in the background, where a command can have left only
+// zombies: with cgroups, cgroup.kill has killed what it left; without,
+// its helper came back, having killed every process under it (a child
+// subreaper, it inherits all the command's orphans). The sweep then only
+// reaps, and reading toold's children should not hold up the call that
+// ended; it runs only when some child of toold awaits reaping.
 func (r *reaper) sweepSoon() {
 	select {
 	case r.wake <- struct{}{}:

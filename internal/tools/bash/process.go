@@ -1,7 +1,6 @@
 package bash
 
 import (
-	"context"
 	"os"
 	"os/exec"
 
@@ -12,13 +11,16 @@ import (
 )
 
 // command prepares `bash -c script`: through the sandbox when the tool has
-// one, else in a process group of its own. Cancelling ctx kills all of it.
-func (t *bashTool) command(ctx context.Context, env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
+// one, else in a process group of its own. It has no context: Run kills
+// it (Process.Kill) where the call ends early, and a command moved to the
+// background outlives the call; without a context, os/exec starts no
+// goroutine to watch one.
+func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
 	// argv[0] is the full path, so that bash's messages read
 	// "/bin/bash: line 1: ...", as in Claude Code.
 	args := []string{t.bash, "-c", script}
 	if t.sandbox != nil {
-		return t.sandbox.Command(ctx, sandbox.Request{
+		return t.sandbox.Command(nil, sandbox.Request{
 			SessionID: env.SessionID,
 			Dirs:      env.Files.Dirs(),
 			Dir:       cwd,
@@ -27,10 +29,7 @@ func (t *bashTool) command(ctx context.Context, env *tool.Env, cwd string, envir
 			Args:      args,
 		})
 	}
-	cmd := exec.CommandContext(ctx, t.bash)
-	cmd.Args = args
-	cmd.Dir = cwd
-	cmd.Env = environ
+	cmd := &exec.Cmd{Path: t.bash, Args: args, Dir: cwd, Env: environ}
 	procgroup.Prepare(cmd, 0) // Run sets the drain bound, sandboxed or not
 	return shells.GroupProcess(cmd), nil
 }

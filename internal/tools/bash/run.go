@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/shells"
 )
 
 var (
@@ -65,7 +66,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		}
 	}()
 
-	proc, err := t.command(runCtx, env, cwd, environ, script)
+	proc, err := t.command(env, cwd, environ, script)
 	if err != nil {
 		return nil, tool.Errorf(tool.KindUnavailable, "bash could not be prepared: %v", err)
 	}
@@ -99,10 +100,10 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	select {
 	case <-exited:
 	case <-runCtx.Done(): // the output cap
-		<-exited
+		kill(proc, exited)
 	case <-ctx.Done():
 		stop(ctx.Err())
-		<-exited
+		kill(proc, exited)
 	case <-timer.C:
 		if c.movesAtTimeout() {
 			cf := cwdFile
@@ -119,7 +120,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 			}
 		}
 		stop(errTimeout)
-		<-exited
+		kill(proc, exited)
 	}
 
 	finalCwd, note := cwd, ""
@@ -208,6 +209,17 @@ func (c *call) startError(ctx context.Context, env *tool.Env, cwd string, err er
 		return tool.Failf("The shell's working directory %s is gone (%v).", cwd, statErr)
 	}
 	return tool.Errorf(tool.KindUnavailable, "bash could not be started: %v", err)
+}
+
+// kill kills the command unless it has exited (and been reaped: its pid
+// may then be another process's), and waits until it has.
+func kill(proc shells.Process, exited <-chan struct{}) {
+	select {
+	case <-exited:
+	default:
+		proc.Kill()
+		<-exited
+	}
 }
 
 // joinText joins two parts of a result with a newline; either may be empty.

@@ -7,10 +7,14 @@
 package bashbench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -24,22 +28,29 @@ type Figures struct {
 	// ToolP50 and BareP50 are the median wall times of a tool call and
 	// of a bare exec; AddedP50 is the median of the per-pair differences.
 	ToolP50, BareP50, AddedP50 time.Duration
-	// ToolCPU and BareCPU are the CPU time the benchmark process itself
-	// spent per call (user + system, RUSAGE_SELF: bash's own time is its
-	// child's and not counted), the tool's whole call and the bare exec's.
-	ToolCPU, BareCPU time.Duration
+	// BareCPU is the CPU time the benchmark process itself spends per
+	// bare exec (user + system, RUSAGE_SELF: bash's own time is its
+	// child's and not counted), measured in a run of bare execs alone.
+	// ToolCPU is the rest of the process's CPU time per pair of the
+	// interleaved run: the tool's call, with whatever work it leaves to
+	// background goroutines (sweeps, helper refills).
+	BareCPU, ToolCPU time.Duration
+	// HelperCPU is the CPU time per call of the children that outlive a
+	// call (the sandbox's warm helpers, which are part of toold's cost
+	// but not of its own process); 0 where there are none.
+	HelperCPU time.Duration
 }
 
 // Run interleaves a Bash tool call of `true` (Parse and Run) with a bare
 // exec of `bash -c true` b.N times, alternating which goes first, and
 // reports the figures as metrics: tool-p50-ns, bare-p50-ns,
 // added-p50-ns, p50-ratio, tool-cpu-ns/op (toold's own CPU per call),
-// bare-cpu-ns/op and added-cpu-ns/op.
+// bare-cpu-ns/op and helper-cpu-ns/op.
 func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 	raw := json.RawMessage(`{"command":"true"}`)
 	ctx := context.Background()
-	bare := func() (time.Duration, time.Duration) {
-		cpu, start := selfCPU(), time.Now()
+	bare := func() time.Duration {
+		start := time.Now()
 		cmd := exec.Command(bash, "-c", "true")
 		procgroup.Session(cmd)
 		// Through procgroup only so that a sandbox's reaper, which reaps
@@ -48,10 +59,10 @@ func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 		if err := procgroup.Run(cmd); err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start), selfCPU() - cpu
+		return time.Since(start)
 	}
-	viaTool := func() (time.Duration, time.Duration) {
-		cpu, start := selfCPU(), time.Now()
+	viaTool := func() time.Duration {
+		start := time.Now()
 		inv, err := tl.Parse(raw)
 		if err != nil {
 			b.Fatal(err)
@@ -59,40 +70,43 @@ func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 		if res, err := inv.Run(ctx, env); err != nil || res.IsError {
 			b.Fatal(err, res)
 		}
-		return time.Since(start), selfCPU() - cpu
+		return time.Since(start)
 	}
-	// One of each first: the first call of a session prepares it.
-	viaTool()
-	bare()
+	// The first call of a session prepares it; the pool fills.
+	for range 5 {
+		viaTool()
+	}
+	const bareRuns = 100
+	cpu := selfCPU()
+	for range bareRuns {
+		bare()
+	}
+	var f Figures
+	f.BareCPU = (selfCPU() - cpu) / bareRuns
 	var tools, bares, diffs []time.Duration
-	var toolCPU, bareCPU time.Duration
-	b.ResetTimer()
+	cpu, helpers := selfCPU(), liveChildrenCPU()
 	for i := 0; b.Loop(); i++ {
-		var tw, tc, bw, bc time.Duration
+		var tw, bw time.Duration
 		if i%2 == 0 {
-			bw, bc = bare()
-			tw, tc = viaTool()
+			bw = bare()
+			tw = viaTool()
 		} else {
-			tw, tc = viaTool()
-			bw, bc = bare()
+			tw = viaTool()
+			bw = bare()
 		}
 		tools, bares, diffs = append(tools, tw), append(bares, bw), append(diffs, tw-bw)
-		toolCPU += tc
-		bareCPU += bc
 	}
-	b.StopTimer()
 	n := time.Duration(len(tools))
-	f := Figures{
-		ToolP50: median(tools), BareP50: median(bares), AddedP50: median(diffs),
-		ToolCPU: toolCPU / n, BareCPU: bareCPU / n,
-	}
+	f.ToolCPU = (selfCPU()-cpu)/n - f.BareCPU
+	f.HelperCPU = max(liveChildrenCPU()-helpers, 0) / n
+	f.ToolP50, f.BareP50, f.AddedP50 = median(tools), median(bares), median(diffs)
 	b.ReportMetric(float64(f.ToolP50.Nanoseconds()), "tool-p50-ns")
 	b.ReportMetric(float64(f.BareP50.Nanoseconds()), "bare-p50-ns")
 	b.ReportMetric(float64(f.AddedP50.Nanoseconds()), "added-p50-ns")
 	b.ReportMetric(float64(f.ToolP50)/float64(f.BareP50), "p50-ratio")
 	b.ReportMetric(float64(f.ToolCPU.Nanoseconds()), "tool-cpu-ns/op")
 	b.ReportMetric(float64(f.BareCPU.Nanoseconds()), "bare-cpu-ns/op")
-	b.ReportMetric(float64((f.ToolCPU - f.BareCPU).Nanoseconds()), "added-cpu-ns/op")
+	b.ReportMetric(float64(f.HelperCPU.Nanoseconds()), "helper-cpu-ns/op")
 	return f
 }
 
@@ -103,6 +117,35 @@ func selfCPU() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// liveChildrenCPU is the CPU time so far of this process's children that
+// are alive now (utime + stime from /proc/PID/stat).
+func liveChildrenCPU() time.Duration {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var total time.Duration
+	for _, t := range tasks {
+		data, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		for _, pid := range strings.Fields(string(data)) {
+			stat, err := os.ReadFile("/proc/" + pid + "/stat")
+			if err != nil {
+				continue
+			}
+			i := bytes.LastIndexByte(stat, ')')
+			f := strings.Fields(string(stat[i+1:]))
+			if i < 0 || len(f) < 13 {
+				continue
+			}
+			// Fields 14 and 15 of stat, counted from the state (field 3).
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			s, _ := strconv.ParseInt(f[12], 10, 64)
+			total += time.Duration(u+s) * time.Second / clockTicks
+		}
+	}
+	return total
+}
+
+// clockTicks is USER_HZ, the unit of /proc's times, 100 on Linux.
+const clockTicks = 100
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)

@@ -13,16 +13,27 @@ import (
 	"time"
 )
 
-// waitGone polls until pid no longer exists; it fails the test after a
+// waitGone polls until pid is dead: gone, or a zombie that init has yet
+// to reap (a container's init may reap late). It fails the test after a
 // generous bound (a test must not hang, and this asserts no speed).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if !Alive(pid) {
+		if !Alive(pid) || zombie(pid) {
 			return
 		}
 	}
 	t.Fatalf("process %d is still there", pid)
+}
+
+// zombie reports whether pid has exited and awaits reaping.
+func zombie(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i >= 0 && i+2 < len(data) && data[i+2] == 'Z'
 }
 
 // bashCmd is bash -c script with its stdout captured, ready to start.

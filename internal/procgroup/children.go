@@ -8,7 +8,9 @@ import "sync"
 // every child started so far.
 var children = struct {
 	lock sync.RWMutex
-	mu   sync.Mutex // guards pids under a shared lock
+	// mu guards pids: starts add under the shared lock, and Forget
+	// removes under none (a reaped child may be dropped at any time).
+	mu   sync.Mutex
 	pids map[int]struct{}
 }{pids: make(map[int]struct{})}
 
@@ -43,6 +45,8 @@ func Exclusive(fn func(known func(pid int) bool)) {
 	children.lock.Lock()
 	defer children.lock.Unlock()
 	fn(func(pid int) bool {
+		children.mu.Lock()
+		defer children.mu.Unlock()
 		_, ok := children.pids[pid]
 		return ok
 	})

@@ -167,3 +167,24 @@ func TestExclusiveSeesEveryStartedChild(t *testing.T) {
 	Kill(cmd.Process.Pid)
 	Wait(cmd)
 }
+
+// Children are forgotten while a sweep looks at the record, as the race
+// detector checks.
+func TestForgetDuringExclusive(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 1000 {
+			StartFunc(func() (int, error) { return 1<<30 + i, nil })
+			Forget(1<<30 + i)
+		}
+	}()
+	for range 100 {
+		Exclusive(func(known func(int) bool) {
+			for i := range 1000 {
+				known(1<<30 + i)
+			}
+		})
+	}
+	<-done
+}

@@ -44,7 +44,12 @@ func Start(cmd *exec.Cmd) error {
 // The group id is not reused while a member lives, and Linux hands out
 // pids in sequence, so the kill right after the reap cannot hit a
 // stranger's group.
-func Wait(cmd *exec.Cmd) error { return WaitDrain(cmd, nil) }
+func Wait(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	Kill(cmd.Process.Pid)
+	Forget(cmd.Process.Pid)
+	return err
+}
 
 // Run is Start, then Wait.
 func Run(cmd *exec.Cmd) error {
@@ -73,18 +78,4 @@ func Session(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false
-}
-
-// WaitDrain is Wait with drain run between the reap and the kill: the
-// caller's reading of output pipes that it gave the command as files
-// (which os/exec does not wait for), bounded by the caller. A background
-// process that prints a last line meanwhile is heard before it is killed.
-func WaitDrain(cmd *exec.Cmd, drain func()) error {
-	err := cmd.Wait()
-	if drain != nil {
-		drain()
-	}
-	Kill(cmd.Process.Pid)
-	Forget(cmd.Process.Pid)
-	return err
 }

@@ -32,10 +32,6 @@ type Request struct {
 // and WaitDelay, then call Start and Wait on the Cmd, never on Cmd.Cmd.
 type Cmd struct {
 	Cmd *exec.Cmd
-	// Drain, when set, is called by Wait once the command has exited
-	// and before what it left is killed: the caller's reading of output
-	// pipes it gave the command as files, bounded by the caller.
-	Drain func()
 
 	l    *Launcher
 	sess *session
@@ -221,9 +217,6 @@ func (c *Cmd) Wait() error {
 		c.status, c.hasStatus, err = c.waitHelped()
 	} else {
 		err = c.Cmd.Wait()
-	}
-	if c.Drain != nil {
-		c.Drain()
 	}
 	c.mu.Lock()
 	c.ended = true

@@ -109,8 +109,30 @@ func (s *stream) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// bufPool holds the pumps' read buffers, 32 KiB each.
+// bufPool holds the read buffers of ReadFrom: without it, os/exec's
+// io.Copy allocates 32 KiB per stream and call.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// ReadFrom copies the pipe into the stream with a pooled buffer.
+func (s *stream) ReadFrom(r io.Reader) (int64, error) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			s.Write(buf[:n])
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
 
 // complete reports whether head holds everything the stream received.
 func (s *stream) complete() bool { return int64(len(s.head)) == s.bytes }

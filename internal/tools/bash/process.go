@@ -14,14 +14,13 @@ import (
 // one, else in a process group of its own. It has no context: Run kills
 // it (Process.Kill) where the call ends early, and a command moved to the
 // background outlives the call; without a context, os/exec starts no
-// goroutine to watch one. Its Wait calls drain between bash's exit and
-// the kill of what is left.
-func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script string, drain func()) (shells.Process, error) {
+// goroutine to watch one.
+func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
 	// argv[0] is the full path, so that bash's messages read
 	// "/bin/bash: line 1: ...", as in Claude Code.
 	args := []string{t.bash, "-c", script}
 	if t.sandbox != nil {
-		c, err := t.sandbox.Command(nil, sandbox.Request{
+		return t.sandbox.Command(nil, sandbox.Request{
 			SessionID: env.SessionID,
 			Dirs:      env.Files.Dirs(),
 			Dir:       cwd,
@@ -29,15 +28,10 @@ func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script s
 			Path:      t.bash,
 			Args:      args,
 		})
-		if err != nil {
-			return nil, err
-		}
-		c.Drain = drain
-		return c, nil
 	}
 	cmd := &exec.Cmd{Path: t.bash, Args: args, Dir: cwd, Env: environ}
-	procgroup.Prepare(cmd, 0)
-	return shells.GroupProcess(cmd, drain), nil
+	procgroup.Prepare(cmd, 0) // Run sets the drain bound, sandboxed or not
+	return shells.GroupProcess(cmd), nil
 }
 
 // cwdFile makes the per-call file the shell's EXIT trap writes its final

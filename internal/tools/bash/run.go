@@ -66,19 +66,12 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		}
 	}()
 
-	out := newCapture(progress, t.keepChars, func() { stop(errOverflow) })
-	pipes, err := newPump(&out.out, &out.err)
+	proc, err := t.command(env, cwd, environ, script)
 	if err != nil {
-		return nil, tool.Errorf(tool.KindInternal, "the Bash tool could not make its output pipes: %v", err)
-	}
-	// Background processes may hold the output pipes open after bash has
-	// exited; the wait for them is bounded before they are killed.
-	proc, err := t.command(env, cwd, environ, script, func() { pipes.drain(waitDelay) })
-	if err != nil {
-		pipes.closeAll([2]*os.File{pipes.outW, pipes.errW})
 		return nil, tool.Errorf(tool.KindUnavailable, "bash could not be prepared: %v", err)
 	}
 	cmd := proc.Exec()
+	out := newCapture(progress, t.keepChars, func() { stop(errOverflow) })
 	// The sandbox may put its own text (resource limits) before ours.
 	if sp, ok := proc.(interface{ ScriptPrefix() string }); ok {
 		prefix = sp.ScriptPrefix() + prefix
@@ -86,14 +79,16 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if prefix != "" {
 		out.err.hide = []byte(prefix)
 	}
-	cmd.Stdout, cmd.Stderr = pipes.outW, pipes.errW
+	cmd.Stdout = &out.out
+	cmd.Stderr = &out.err
+	// Background processes may hold the output pipes open after bash has
+	// exited; WaitDelay stops waiting for them.
+	cmd.WaitDelay = waitDelay
 
 	started := time.Now()
 	if err := proc.Start(); err != nil {
-		pipes.closeAll([2]*os.File{pipes.outW, pipes.errW})
 		return nil, c.startError(ctx, env, cwd, err)
 	}
-	pipes.started()
 	exited := make(chan struct{})
 	var waitErr error
 	go func() {

@@ -137,7 +137,7 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	if proc == nil {
 		cmd := &exec.Cmd{Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Env: env}
 		procgroup.Prepare(cmd, 0)
-		proc = GroupProcess(cmd, nil)
+		proc = GroupProcess(cmd)
 	}
 	cmd := proc.Exec()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -166,18 +166,14 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 
 // GroupProcess is cmd, made ready by procgroup.Prepare, as a Process: a
 // process group of its own, which is what Kill kills and what Wait kills
-// the rest of once bash has been reaped, and after drain (when not nil;
-// see procgroup.WaitDrain).
-func GroupProcess(cmd *exec.Cmd, drain func()) Process { return groupProcess{cmd, drain} }
+// the rest of once bash has been reaped.
+func GroupProcess(cmd *exec.Cmd) Process { return groupProcess{cmd} }
 
-type groupProcess struct {
-	cmd   *exec.Cmd
-	drain func()
-}
+type groupProcess struct{ cmd *exec.Cmd }
 
 func (g groupProcess) Exec() *exec.Cmd                    { return g.cmd }
 func (g groupProcess) Start() error                       { return procgroup.Start(g.cmd) }
-func (g groupProcess) Wait() error                        { return procgroup.WaitDrain(g.cmd, g.drain) }
+func (g groupProcess) Wait() error                        { return procgroup.Wait(g.cmd) }
 func (g groupProcess) Kill() error                        { return procgroup.Kill(g.cmd.Process.Pid) }
 func (g groupProcess) Status() (syscall.WaitStatus, bool) { return procgroup.Status(g.cmd) }
 

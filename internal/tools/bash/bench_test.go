@@ -57,10 +57,19 @@ func BenchmarkExecBashTrue(b *testing.B) {
 // children (user + system). Unlike ns/op it hardly moves with the load of
 // other processes on the machine.
 func reportCPU(b *testing.B) func() {
-	start := cpuTime()
+	start, self := cpuTime(), selfTime()
 	return func() {
 		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((selfTime()-self).Nanoseconds())/float64(b.N), "self-cpu-ns/op")
 	}
+}
+
+// selfTime is the CPU time of the benchmark process alone (user +
+// system), its children's not included: toold's own cost.
+func selfTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func cpuTime() time.Duration {

@@ -28,13 +28,12 @@ type Figures struct {
 	// ToolP50 and BareP50 are the median wall times of a tool call and
 	// of a bare exec; AddedP50 is the median of the per-pair differences.
 	ToolP50, BareP50, AddedP50 time.Duration
-	// BareCPU is the CPU time the benchmark process itself spends per
-	// bare exec (user + system, RUSAGE_SELF: bash's own time is its
-	// child's and not counted), measured in a run of bare execs alone.
-	// ToolCPU is the rest of the process's CPU time per pair of the
-	// interleaved run: the tool's call, with whatever work it leaves to
-	// background goroutines (sweeps, helper refills).
-	BareCPU, ToolCPU time.Duration
+	// ToolCPU and BareCPU are the CPU time the benchmark process itself
+	// spends per tool call and per bare exec (user + system,
+	// RUSAGE_SELF: bash's own time is its child's and not counted), with
+	// whatever work a call leaves to background goroutines (sweeps,
+	// helper refills), measured in runs of each alone.
+	ToolCPU, BareCPU time.Duration
 	// HelperCPU is the CPU time per call of the children that outlive a
 	// call (the sandbox's warm helpers, which are part of toold's cost
 	// but not of its own process); 0 where there are none.
@@ -43,9 +42,11 @@ type Figures struct {
 
 // Run interleaves a Bash tool call of `true` (Parse and Run) with a bare
 // exec of `bash -c true` b.N times, alternating which goes first, and
-// reports the figures as metrics: tool-p50-ns, bare-p50-ns,
-// added-p50-ns, p50-ratio, tool-cpu-ns/op (toold's own CPU per call),
-// bare-cpu-ns/op and helper-cpu-ns/op.
+// reports the latency figures as metrics: tool-p50-ns, bare-p50-ns,
+// added-p50-ns (the median of the per-pair differences) and p50-ratio.
+// Around that run it measures CPU in 2×150 calls of each alone:
+// tool-cpu-ns/op (toold's own CPU per call), bare-cpu-ns/op and
+// helper-cpu-ns/op (the sandbox's warm helpers, 10 ms ticks).
 func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 	raw := json.RawMessage(`{"command":"true"}`)
 	ctx := context.Background()
@@ -76,15 +77,30 @@ func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 	for range 5 {
 		viaTool()
 	}
-	const bareRuns = 100
-	cpu := selfCPU()
-	for range bareRuns {
-		bare()
+	// CPU is measured in runs of each alone, half before and half after
+	// the interleaved run (so that a drift of the machine's speed falls
+	// on both): the process's CPU time over a run, whatever goroutine
+	// spent it, divided by the calls. In the interleaved run one side's
+	// leftovers (garbage, cold caches) would be charged to the other.
+	const aloneRuns = 150
+	alone := func(call func() time.Duration) (self, helpers time.Duration) {
+		cpu, kids := selfCPU(), liveChildrenCPU()
+		for range aloneRuns {
+			call()
+		}
+		return selfCPU() - cpu, liveChildrenCPU() - kids
 	}
 	var f Figures
-	f.BareCPU = (selfCPU() - cpu) / bareRuns
+	var bareCPU, toolCPU, helperCPU time.Duration
+	measure := func() {
+		s, _ := alone(bare)
+		bareCPU += s
+		s, h := alone(viaTool)
+		toolCPU += s
+		helperCPU += max(h, 0)
+	}
+	measure()
 	var tools, bares, diffs []time.Duration
-	cpu, helpers := selfCPU(), liveChildrenCPU()
 	for i := 0; b.Loop(); i++ {
 		var tw, bw time.Duration
 		if i%2 == 0 {
@@ -96,9 +112,10 @@ func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 		}
 		tools, bares, diffs = append(tools, tw), append(bares, bw), append(diffs, tw-bw)
 	}
-	n := time.Duration(len(tools))
-	f.ToolCPU = (selfCPU()-cpu)/n - f.BareCPU
-	f.HelperCPU = max(liveChildrenCPU()-helpers, 0) / n
+	measure()
+	f.BareCPU = bareCPU / (2 * aloneRuns)
+	f.ToolCPU = toolCPU / (2 * aloneRuns)
+	f.HelperCPU = helperCPU / (2 * aloneRuns)
 	f.ToolP50, f.BareP50, f.AddedP50 = median(tools), median(bares), median(diffs)
 	b.ReportMetric(float64(f.ToolP50.Nanoseconds()), "tool-p50-ns")
 	b.ReportMetric(float64(f.BareP50.Nanoseconds()), "bare-p50-ns")

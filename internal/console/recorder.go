@@ -35,6 +35,7 @@ type Recorder struct {
 	dropped int
 	calls   map[store.CallRef]*callFacts
 	wake    chan struct{}
+	syncs   chan chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -70,7 +71,7 @@ func NewRecorder(board store.Board, askTTL time.Duration, log *slog.Logger) *Rec
 	r := &Recorder{
 		board: board, askTTL: askTTL, log: log, now: time.Now,
 		calls: make(map[store.CallRef]*callFacts),
-		wake:  make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		wake:  make(chan struct{}, 1), syncs: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go r.run()
 	return r
@@ -239,11 +240,21 @@ func (r *Recorder) run() {
 		select {
 		case <-r.wake:
 			r.flush()
+		case ch := <-r.syncs:
+			r.flush()
+			close(ch)
 		case <-r.stop:
 			r.flush()
 			return
 		}
 	}
+}
+
+// sync returns when everything queued before it is written.
+func (r *Recorder) sync() {
+	ch := make(chan struct{})
+	r.syncs <- ch
+	<-ch
 }
 
 // flush writes the queued ops: the asks' updates first, in order, then each

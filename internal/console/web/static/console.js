@@ -48,7 +48,7 @@
   // or output is ever parsed as HTML.
   function item(it) {
     const li = document.createElement("li");
-    li.className = "item " + it.kind + (it.is_error ? " error" : "");
+    li.className = "item k-" + it.kind + (it.is_error ? " error" : "");
     li.dataset.kind = it.kind;
     li.dataset.toolUseId = it.tool_use_id;
     const at = document.createElement("time");

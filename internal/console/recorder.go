@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -160,6 +161,13 @@ func (r *Recorder) events(ref store.CallRef, evs []store.CallEvent) {
 		r.calls[ref] = facts
 	}
 	for _, se := range evs {
+		// Output chunks are most of a call's events and none of the
+		// feed's: skipped undecoded. Inside a JSON string a quote is
+		// escaped, so the bytes below can only be the key of a set
+		// Progress.
+		if bytes.Contains(se.Data, progressKey) {
+			continue
+		}
 		var ev exec.Event
 		if json.Unmarshal(se.Data, &ev) != nil {
 			continue
@@ -194,6 +202,8 @@ func (r *Recorder) events(ref store.CallRef, evs []store.CallEvent) {
 	}
 	r.signal()
 }
+
+var progressKey = []byte(`"Progress":{`)
 
 // unlist queues the unlisting of the call's asks: once a call runs or has
 // its result, nobody can answer them any more.

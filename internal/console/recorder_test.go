@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,57 @@ func TestLineDiff(t *testing.T) {
 	d := lineDiff(long, "l\n")
 	if len(d) != maxDiffLines+2 || d[0].Op != "-" || d[len(d)-1].Op != "+" {
 		t.Fatalf("a long diff: %d lines", len(d))
+	}
+}
+
+// A progress event is never recorded, and the key the recorder skips it by
+// is the one exec's encoding gives it.
+func TestRecorderSkipsProgress(t *testing.T) {
+	ev := storedEvents(t, 1,
+		exec.Event{ToolUseID: "t", Progress: &exec.Progress{Stream: exec.StreamStdout, Data: []byte(`"Progress":{`)}},
+		exec.Event{ToolUseID: "t", Result: &exec.Outcome{Result: &tool.Result{Content: []tool.Block{{Type: tool.BlockText, Text: `"Progress":{`}}}}},
+	)
+	if !strings.Contains(string(ev[0].Data), string(progressKey)) || strings.Contains(string(ev[1].Data), string(progressKey)) {
+		t.Fatalf("exec's encoding changed: %s / %s", ev[0].Data, ev[1].Data)
+	}
+}
+
+// BenchmarkJournalTap measures what the tap adds to storing a call's
+// events (a decision, 50 output chunks, the result) in the memory store;
+// compare with -bench 'JournalTap/(direct|tapped)'.
+func BenchmarkJournalTap(b *testing.B) {
+	t := &testing.T{}
+	dec := policy.Decision{Behavior: policy.Allow, Source: "rules", Rule: "Bash(go test *)"}
+	evs := []exec.Event{{ToolUseID: "t", Decision: &dec}, {ToolUseID: "t", Started: &exec.Started{Tool: "Bash"}}}
+	for range 50 {
+		evs = append(evs, exec.Event{ToolUseID: "t", Progress: &exec.Progress{Stream: exec.StreamStdout, Data: []byte(strings.Repeat("ok  \tpackage\t0.1s\n", 8))}})
+	}
+	final := exec.Event{ToolUseID: "t", Result: &exec.Outcome{Result: &tool.Result{Content: []tool.Block{{Type: tool.BlockText, Text: strings.Repeat("ok\n", 100)}}}}}
+	stored, last := storedEvents(t, 1, evs...), storedEvents(t, int64(len(evs)+1), final)
+	for _, mode := range []string{"direct", "tapped"} {
+		b.Run(mode, func(b *testing.B) {
+			ctx := context.Background()
+			st := memstore.New()
+			const sid = "aaaaaaaaaaaaaaaaaaaaaaaaa2"
+			st.CreateSession(ctx, &store.Session{ID: sid})
+			var j store.Store = st
+			if mode == "tapped" {
+				r := NewRecorder(st, time.Hour, nil)
+				defer r.Close()
+				j = r.Tap(st)
+			}
+			times := store.CallTimes{Lease: time.Minute, Keep: time.Hour}
+			b.ResetTimer()
+			for i := range b.N {
+				ref := store.CallRef{SessionID: sid, ToolUseID: fmt.Sprint("toolu_", i)}
+				j.BeginCalls(ctx, sid, "o", []store.Claim{{ToolUseID: ref.ToolUseID, Fingerprint: "f"}}, times)
+				if err := j.AppendEvents(ctx, ref, "o", stored); err != nil {
+					b.Fatal(err)
+				}
+				if err := j.FinishCall(ctx, ref, "o", last, store.Effects{}, times); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

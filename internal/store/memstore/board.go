@@ -57,7 +57,9 @@ func (m *Store) AppendFeed(_ context.Context, id string, data ...[]byte) error {
 		e.board.feedSeq++
 		e.board.feed = append(e.board.feed, store.FeedEntry{Seq: e.board.feedSeq, Data: append([]byte(nil), d...)})
 	}
-	if n := len(e.board.feed); n > store.MaxFeedEntries {
+	// Trimmed when twice the bound, so that the copy is paid once per
+	// MaxFeedEntries appends; readers see only the newest MaxFeedEntries.
+	if n := len(e.board.feed); n >= 2*store.MaxFeedEntries {
 		e.board.feed = append([]store.FeedEntry(nil), e.board.feed[n-store.MaxFeedEntries:]...)
 	}
 	m.wakeFeeds()
@@ -106,7 +108,11 @@ func (m *Store) readFeed(id string, after int64) ([]store.FeedEntry, <-chan stru
 		return nil, nil, false
 	}
 	var out []store.FeedEntry
-	for _, f := range e.board.feed {
+	kept := e.board.feed
+	if n := len(kept); n > store.MaxFeedEntries {
+		kept = kept[n-store.MaxFeedEntries:]
+	}
+	for _, f := range kept {
 		if f.Seq > after {
 			out = append(out, store.FeedEntry{Seq: f.Seq, Data: append([]byte(nil), f.Data...)})
 		}

@@ -401,3 +401,53 @@ func TestSessionPageExplainsTheAsk(t *testing.T) {
 		t.Error("input reached the page unescaped")
 	}
 }
+
+// Over TLS the cookies are Secure, and an Origin must be https.
+func TestCookiesAreSecureOverTLS(t *testing.T) {
+	plain := newFixture(t)
+	c, err := New(Config{Store: plain.st, Sessions: ownedSessions{plain.st}, Resolver: plain.res, Authenticator: mustTokens(t), Mode: auth.ModeToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(c)
+	t.Cleanup(srv.Close)
+	cl := srv.Client()
+	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	login := func(origin string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/login", strings.NewReader(url.Values{"token": {tokenA}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		res, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := login("http://" + strings.TrimPrefix(srv.URL, "https://")); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("login from the http origin of an https console: %s", res.Status)
+	}
+	res := login(srv.URL)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login over TLS: %s", res.Status)
+	}
+	for _, name := range []string{tokenCookie, csrfCookie} {
+		if c := cookieNamed(res.Cookies(), name); c == nil || !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode {
+			t.Errorf("cookie %s over TLS = %+v; want Secure, HttpOnly, SameSite=Strict", name, c)
+		}
+	}
+}
+
+func mustTokens(t *testing.T) auth.Authenticator {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "tokens")
+	sum := sha256.Sum256([]byte(tokenA))
+	if err := os.WriteFile(file, []byte("team-a "+hex.EncodeToString(sum[:])+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.New(auth.Config{Mode: auth.ModeToken, TokenFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -48,13 +48,23 @@ func TestConsoleInBrowser(t *testing.T) {
 	defer cancel()
 	url := "redis://" + redistest.Start(t) + "/0"
 	tokens := writeTokens(t, map[string]string{"team-a": "console-token-a", "team-b": "console-token-b"})
-	replica := func() (*daemon, string) {
+	replica := func(uid int) (*daemon, string) {
 		web := freeAddr(t)
-		d := startToold(t, "--redis-url", url, "--auth", "token", "--auth-tokens", tokens, "--console-listen", web)
+		d := startTooldAs(t, uid, "--redis-url", url, "--auth", "token", "--auth-tokens", tokens, "--console-listen", web)
 		return d, web
 	}
-	a, _ := replica()
-	_, webB := replica()
+	// As root, replica A, which runs the calls and records them, is a
+	// non-root toold (uid 10001), as in the image.
+	uidA := -1
+	if os.Getuid() == 0 {
+		uidA = 10001
+		passThrough(t, filepath.Dir(tokens))
+		if err := os.Chown(tokens, uidA, uidA); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := replica(uidA)
+	_, webB := replica(-1)
 	waitListening(t, webB)
 
 	session := func(token string) string {

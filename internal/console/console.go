@@ -67,6 +67,8 @@ type Server struct {
 	cfg   Config
 	pages *pages
 	mux   *http.ServeMux
+	// blocking holds a token per feed read waiting in the store.
+	blocking chan struct{}
 }
 
 // maxListed bounds the sessions the list shows (the newest).
@@ -94,7 +96,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, pages: p, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, pages: p, mux: http.NewServeMux(), blocking: make(chan struct{}, maxBlockingReads)}
 	static, err := fs.Sub(webFS, "web/static")
 	if err != nil {
 		return nil, err

@@ -1,9 +1,13 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/toold/toold/internal/store"
 )
 
 // events streams a session's feed as server-sent events: each entry as
@@ -32,7 +36,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl.Flush()
 	ctx := r.Context()
 	for ctx.Err() == nil {
-		entries, err := s.cfg.Store.ReadFeed(ctx, sess.ID, after, s.cfg.FeedWait)
+		entries, err := s.readFeed(ctx, sess.ID, after)
 		if err != nil {
 			if ctx.Err() == nil {
 				// The browser reconnects by itself, after its retry delay.
@@ -77,4 +81,33 @@ func resumeAt(r *http.Request) (int64, error) {
 		return 0, fmt.Errorf("after: want a feed position, got %q", v)
 	}
 	return n, nil
+}
+
+// maxBlockingReads bounds the feed reads that wait in the store at once: a
+// waiting read holds one of the Redis client's connections, which the
+// replica's calls need too. Followers beyond it look once a second.
+const maxBlockingReads = 4
+
+// pollEvery is how often a follower without a blocking read looks.
+const pollEvery = time.Second
+
+func (s *Server) readFeed(ctx context.Context, id string, after int64) ([]store.FeedEntry, error) {
+	select {
+	case s.blocking <- struct{}{}:
+		defer func() { <-s.blocking }()
+		return s.cfg.Store.ReadFeed(ctx, id, after, s.cfg.FeedWait)
+	default:
+	}
+	deadline := time.Now().Add(s.cfg.FeedWait)
+	for {
+		entries, err := s.cfg.Store.ReadFeed(ctx, id, after, 0)
+		if err != nil || len(entries) > 0 || !time.Now().Before(deadline) {
+			return entries, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pollEvery):
+		}
+	}
 }

@@ -98,3 +98,34 @@ func TestNoAuthNeedsNoLogin(t *testing.T) {
 		t.Fatalf("answer without the CSRF token: %s", r.Status)
 	}
 }
+
+// More followers than may wait in the store at once still get every entry:
+// the others look once a second.
+func TestManyFollowersAllGetTheFeed(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const sid = "aaaaaaaaaaaaaaaaaaaaaaaaa2"
+	cookies := f.login(t, tokenA)
+	var readers []*bufio.Reader
+	for range maxBlockingReads + 3 {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.srv.URL+"/sessions/"+sid+"/events", nil)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		readers = append(readers, bufio.NewReader(res.Body))
+	}
+	if err := f.st.AppendFeed(ctx, sid, encode(Item{Kind: "started", Tool: "Glob"})); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range readers {
+		if ev := readUntil(t, r, "feed"); !strings.Contains(ev, `"tool":"Glob"`) {
+			t.Fatalf("follower %d got %q", i, ev)
+		}
+	}
+}

@@ -126,13 +126,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // authed runs h for an authenticated request, with the tenant in its
-// context. A page asked for without credentials goes to the login form;
-// anything else gets 401.
+// context. A page asked for without a token goes to the login form;
+// anything else, and a page without a client certificate (--auth mtls),
+// gets 401.
 func (s *Server) authed(h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, err := s.authenticate(r)
 		if err != nil {
-			if r.Method == http.MethodGet && r.Header.Get("Accept") != "text/event-stream" && r.Header.Get("X-Console-Fragment") == "" {
+			if s.needsLogin() && r.Method == http.MethodGet && r.Header.Get("Accept") != "text/event-stream" && r.Header.Get("X-Console-Fragment") == "" {
 				http.Redirect(w, r, "/login", http.StatusSeeOther)
 				return
 			}

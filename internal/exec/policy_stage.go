@@ -56,7 +56,7 @@ func policyRequest(c *Call, cwd string) policy.Request {
 		ReadOnly:  c.Invocation.Traits().ReadOnly,
 		Mode:      s.Mode,
 		Cwd:       cwd,
-		Workspace: s.Workspace,
+		Workspace: s.Root(),
 		Dirs:      c.Files.Dirs(),
 		Rules:     session.SessionRules(s),
 		Revision:  s.Revision,

@@ -18,6 +18,8 @@ type input struct {
 	resolve func(string) string
 	// pathRules: some rule has a path specifier.
 	pathRules bool
+	// skills: Options.Skills.
+	skills SkillAsker
 
 	// Per-decision caches of Bash path placement (bash_paths.go).
 	// first is the command line's first command: only a later one can
@@ -73,6 +75,8 @@ func (in *input) decide() Decision {
 		return in.file()
 	case tool == "WebFetch":
 		return in.webFetch()
+	case tool == skillTool:
+		return in.skill()
 	}
 	return in.generic()
 }

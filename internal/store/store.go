@@ -41,7 +41,12 @@ type Session struct {
 	Ask            []string
 	AdditionalDirs []string
 	Cwd            string
-	CreatedAt      time.Time
+	// Worktree is the git worktree (absolute, inside Workspace) the
+	// session works in after EnterWorktree, "" when none: while it is set
+	// the session's primary directory, its policy root and its sandbox
+	// grants are the worktree's instead of the workspace's.
+	Worktree  string
+	CreatedAt time.Time
 	// User is the "user" settings source; SessionRules the "session" source
 	// (answers with scope session, UpdateSession).
 	User         RuleLists
@@ -57,6 +62,15 @@ type Session struct {
 	// of the stored session differs (its cwd included); it is not stored.
 	// CommitCall compares it.
 	ETag string
+}
+
+// Root is the session's primary directory: its worktree while it is in
+// one, else its workspace.
+func (s *Session) Root() string {
+	if s.Worktree != "" {
+		return s.Worktree
+	}
+	return s.Workspace
 }
 
 // RuleLists are permission rules of one settings source.

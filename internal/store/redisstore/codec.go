@@ -30,6 +30,7 @@ type wireSession struct {
 	Revision       int64             `json:"revision"`
 	Tenant         string            `json:"tenant,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
+	Worktree       string            `json:"worktree,omitempty"`
 }
 
 type wireRules struct {
@@ -88,6 +89,7 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		Revision:       s.Revision,
 		Tenant:         s.Tenant,
 		Env:            s.Env,
+		Worktree:       s.Worktree,
 	})
 }
 
@@ -115,6 +117,7 @@ func decodeSession(b []byte) (*store.Session, error) {
 		Revision:       w.Revision,
 		Tenant:         w.Tenant,
 		Env:            w.Env,
+		Worktree:       w.Worktree,
 		ETag:           etag(b),
 	}, nil
 }

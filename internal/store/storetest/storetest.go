@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"SetCwdKeepsEverythingElse", testSetCwdKeeps},
 		{"UpdateKeepsIDAndRevision", testUpdateKeepsID},
 		{"ZeroTimesRoundTrip", testZeroTimes},
+		{"WorktreeRoundTrip", testWorktree},
 	}
 	tests = append(tests, journalTests...)
 	tests = append(tests, deleteTests...)
@@ -443,4 +444,40 @@ func noETag(s *store.Session) *store.Session {
 	c := s.Clone()
 	c.ETag = ""
 	return c
+}
+
+// testWorktree checks that a session's worktree is stored, kept by SetCwd
+// and by a call's effects, and cleared again.
+func testWorktree(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	upd, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Worktree = "/ws/s1/.claude/worktrees/feat"
+		x.Cwd = x.Worktree
+		return nil
+	})
+	if err != nil || upd.Worktree != "/ws/s1/.claude/worktrees/feat" || upd.Root() != upd.Worktree {
+		t.Fatalf("UpdateSession = %+v, %v", upd, err)
+	}
+	if err := s.SetCwd(ctx, "s1", "/ws/s1/.claude/worktrees/feat/sub"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetSession(ctx, "s1")
+	if err != nil || got.Worktree != "/ws/s1/.claude/worktrees/feat" || got.Cwd != "/ws/s1/.claude/worktrees/feat/sub" {
+		t.Fatalf("after SetCwd: %+v, %v", got, err)
+	}
+	if c := got.Clone(); c.Worktree != got.Worktree {
+		t.Fatalf("Clone dropped the worktree: %+v", c)
+	}
+	upd, err = s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Worktree = ""
+		x.Cwd = x.Workspace
+		return nil
+	})
+	if err != nil || upd.Worktree != "" || upd.Root() != "/ws/s1" {
+		t.Fatalf("clearing the worktree = %+v, %v", upd, err)
+	}
+	if got, err := s.GetSession(ctx, "s1"); err != nil || got.Worktree != "" {
+		t.Fatalf("after clearing: %+v, %v", got, err)
+	}
 }

@@ -65,6 +65,7 @@ type config struct {
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+	Skills     skillsConfig
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
@@ -111,6 +112,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	hooksF := addHooksFlags(fs)
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
+	skillsF := addSkillsFlags(fs)
 	mcpF := addMCPFlags(fs)
 	connF := addConnectionFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
@@ -164,6 +166,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Skills, err = skillsF.config(); err != nil {
 		return nil, err
 	}
 	if cfg.Telemetry, err = telemetryF.config(getenv); err != nil {

@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 			log.Warn("closing the sandbox and background shells", "error", err)
 		}
 	}()
+	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {
 		return err
@@ -126,6 +127,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
 		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
 		StrictRules:        cfg.StrictRules,
+		Skills:             rt.skills,
 	})
 	if err != nil {
 		return configError{err}

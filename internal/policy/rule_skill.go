@@ -74,8 +74,13 @@ func (in *input) skill() Decision {
 		return allow("skill "+name+" only describes itself", "", "readOnly")
 	}
 	d := in.ask(Decision{Reason: "skill " + name + " grants tools or runs hooks", Suggestions: []string{"Skill(" + name + ")"}})
+	// Claude Code's question, which its refusals repeat (after the
+	// dontAsk text in that mode).
+	q2 := "Execute skill: " + name + ". The user can add the allow rule Skill(" + name + ") to .claude/settings.local.json to let it run without asking."
 	if d.Behavior == Ask {
-		d.Message = "Execute skill: " + name + ". The user can add the allow rule Skill(" + name + ") to .claude/settings.local.json to let it run without asking."
+		d.Message = q2
+	} else {
+		d.Message += " " + q2
 	}
 	return d
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -48,7 +49,8 @@ func TestSkillDecisions(t *testing.T) {
 		{"unknown skill is left to the tool", "nope", "default", SessionRules{}, Allow, ""},
 		{"granting skill asks", "tooly", "default", SessionRules{}, Ask,
 			"Execute skill: tooly. The user can add the allow rule Skill(tooly) to .claude/settings.local.json to let it run without asking."},
-		{"granting skill in dontAsk", "tooly", "dontAsk", SessionRules{}, Deny, ""},
+		{"granting skill in dontAsk", "tooly", "dontAsk", SessionRules{}, Deny, fmt.Sprintf(msgDontAsk, "Skill") +
+			" Execute skill: tooly. The user can add the allow rule Skill(tooly) to .claude/settings.local.json to let it run without asking."},
 		{"granting skill in bypass", "tooly", "bypassPermissions", SessionRules{}, Allow, ""},
 		{"allow rule", "tooly", "default", allowRules("Skill(tooly)"), Allow, ""},
 		{"allow rule with slash", "/tooly", "default", allowRules("Skill(tooly)"), Allow, ""},
@@ -92,5 +94,33 @@ func TestSkillRulesNeedACatalogToAllow(t *testing.T) {
 		Mode: "default", Cwd: "/ws", Workspace: "/ws", Dirs: []string{"/ws"}})
 	if err != nil || d.Behavior != Ask {
 		t.Fatalf("without a catalog: %v %v, want ask", d.Behavior, err)
+	}
+}
+
+func TestWorktreeIsolatesWrites(t *testing.T) {
+	e, err := NewEngine(Options{Home: "/home/agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := "/ws/.claude/worktrees/feat"
+	for _, tc := range []struct {
+		tool, path string
+		want       Behavior
+		isolated   bool
+	}{
+		{"Write", "/ws/main.txt", Deny, true},
+		{"Edit", "/ws/src/a.go", Deny, true},
+		{"Write", wt + "/b.txt", Allow, false},
+		{"Read", "/ws/main.txt", Ask, false},
+		{"Write", "/elsewhere/x", Ask, false},
+	} {
+		d, err := e.Decide(context.Background(), Request{SessionID: "wt", Tool: tc.tool, Args: map[string]any{"file_path": tc.path},
+			Mode: "acceptEdits", Cwd: wt, Workspace: wt, Dirs: []string{wt}, Isolated: "/ws"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Behavior != tc.want || (d.Source == "worktree") != tc.isolated {
+			t.Errorf("%s %s: %v from %s (%s), want %v", tc.tool, tc.path, d.Behavior, d.Source, d.Reason, tc.want)
+		}
 	}
 }

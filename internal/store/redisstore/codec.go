@@ -31,6 +31,7 @@ type wireSession struct {
 	Tenant         string            `json:"tenant,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
 	Worktree       string            `json:"worktree,omitempty"`
+	WorktreeGitDir string            `json:"worktree_git_dir,omitempty"`
 }
 
 type wireRules struct {
@@ -90,6 +91,7 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		Tenant:         s.Tenant,
 		Env:            s.Env,
 		Worktree:       s.Worktree,
+		WorktreeGitDir: s.WorktreeGitDir,
 	})
 }
 
@@ -118,6 +120,7 @@ func decodeSession(b []byte) (*store.Session, error) {
 		Tenant:         w.Tenant,
 		Env:            w.Env,
 		Worktree:       w.Worktree,
+		WorktreeGitDir: w.WorktreeGitDir,
 		ETag:           etag(b),
 	}, nil
 }

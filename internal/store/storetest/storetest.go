@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -453,10 +454,12 @@ func testWorktree(t *testing.T, s store.Store) {
 	mustCreate(t, s, sample("s1"))
 	upd, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
 		x.Worktree = "/ws/s1/.claude/worktrees/feat"
+		x.WorktreeGitDir = "/ws/s1/.git"
 		x.Cwd = x.Worktree
 		return nil
 	})
-	if err != nil || upd.Worktree != "/ws/s1/.claude/worktrees/feat" || upd.Root() != upd.Worktree {
+	if err != nil || upd.Worktree != "/ws/s1/.claude/worktrees/feat" || upd.Root() != upd.Worktree ||
+		strings.Join(upd.Dirs(), ",") != "/ws/s1/.claude/worktrees/feat,/ws/s1/.git,/shared" {
 		t.Fatalf("UpdateSession = %+v, %v", upd, err)
 	}
 	if err := s.SetCwd(ctx, "s1", "/ws/s1/.claude/worktrees/feat/sub"); err != nil {
@@ -466,15 +469,15 @@ func testWorktree(t *testing.T, s store.Store) {
 	if err != nil || got.Worktree != "/ws/s1/.claude/worktrees/feat" || got.Cwd != "/ws/s1/.claude/worktrees/feat/sub" {
 		t.Fatalf("after SetCwd: %+v, %v", got, err)
 	}
-	if c := got.Clone(); c.Worktree != got.Worktree {
+	if c := got.Clone(); c.Worktree != got.Worktree || c.WorktreeGitDir != "/ws/s1/.git" {
 		t.Fatalf("Clone dropped the worktree: %+v", c)
 	}
 	upd, err = s.UpdateSession(ctx, "s1", func(x *store.Session) error {
-		x.Worktree = ""
+		x.Worktree, x.WorktreeGitDir = "", ""
 		x.Cwd = x.Workspace
 		return nil
 	})
-	if err != nil || upd.Worktree != "" || upd.Root() != "/ws/s1" {
+	if err != nil || upd.Worktree != "" || upd.Root() != "/ws/s1" || strings.Join(upd.Dirs(), ",") != "/ws/s1,/shared" {
 		t.Fatalf("clearing the worktree = %+v, %v", upd, err)
 	}
 	if got, err := s.GetSession(ctx, "s1"); err != nil || got.Worktree != "" {

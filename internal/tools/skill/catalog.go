@@ -280,4 +280,3 @@ func (c *Catalog) Asks(root, name string) bool {
 	s, err := c.Find(root, strings.TrimPrefix(name, "/"))
 	return err == nil && !s.ModelDisabled && !s.Safe
 }
-

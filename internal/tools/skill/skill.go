@@ -61,15 +61,13 @@ func (t *skillTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, tool.InvalidInputf("Invalid input for Skill: %v", err)
 	}
-	name := strings.TrimSpace(in.Skill)
-	if name == "" {
-		return nil, tool.InvalidInputf("Invalid skill format: %s", in.Skill)
-	}
-	return &call{t: t, name: strings.TrimPrefix(name, "/"), args: in.Args}, nil
+	return &call{t: t, raw: in.Skill, name: strings.TrimPrefix(strings.TrimSpace(in.Skill), "/"), args: in.Args}, nil
 }
 
 type call struct {
-	t    *skillTool
+	t *skillTool
+	// raw is the name as the model wrote it.
+	raw  string
 	name string
 	args string
 }
@@ -86,6 +84,11 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	root := ""
 	if env.Files != nil {
 		root = env.Files.Primary()
+	}
+	if c.name == "" {
+		// Claude Code refuses it when it runs, after the permission
+		// check, not as invalid input.
+		return nil, tool.InvalidInputf("Invalid skill format: %s", c.raw)
 	}
 	s, err := c.t.c.Find(root, c.name)
 	if errors.Is(err, ErrUnknown) {
@@ -222,4 +225,3 @@ func splitArgs(s string) []string {
 	}
 	return out
 }
-

@@ -82,13 +82,14 @@ func (c *exitCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error)
 	if branch == "" {
 		branch = BranchName(filepath.Base(path))
 	}
-	if c.in.Action == "remove" && !c.in.Discard {
-		files, commits, err := c.t.m.Changes(ctx, req, path)
-		if err != nil {
+	var files, commits int
+	if c.in.Action == "remove" {
+		files, commits, err = c.t.m.Changes(ctx, req, path)
+		if err != nil && !c.in.Discard {
 			return nil, tool.Failf("The worktree's changes could not be read, so it was not removed: %v", err)
 		}
-		if files > 0 || commits > 0 {
-			return nil, tool.InvalidInputf("Worktree has %s. Removing will discard this work permanently. Confirm with the user, then re-invoke with discard_changes: true — or use action: \"keep\" to preserve the worktree.", changeList(files, commits))
+		if (files > 0 || commits > 0) && !c.in.Discard {
+			return nil, tool.InvalidInputf("Worktree has %s. Removing will discard this work permanently. Confirm with the user, then re-invoke with discard_changes: true — or use action: \"keep\" to preserve the worktree.", changeList(files, commits, branch))
 		}
 	}
 	// The session leaves first: a removal that fails then leaves a
@@ -97,7 +98,7 @@ func (c *exitCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error)
 		if s.Worktree != path {
 			return errMoved
 		}
-		s.Worktree, s.Cwd = "", s.Workspace
+		s.Worktree, s.WorktreeGitDir, s.Cwd = "", "", s.Workspace
 		return nil
 	})
 	if err == errMoved {
@@ -117,20 +118,37 @@ func (c *exitCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error)
 	if err := c.t.m.Remove(context.WithoutCancel(ctx), req, path, branch); err != nil {
 		return nil, tool.Bare(tool.Failf("Exited the worktree, but removing it failed: %v. Session is now back in “%s”; the worktree is still at “%s”.", err, back.Workspace, path))
 	}
-	res := tool.Text(fmt.Sprintf("Exited and removed worktree at “%s”. Session is now back in “%s”.", path, back.Workspace))
+	discarded := ""
+	if c.in.Discard && (files > 0 || commits > 0) {
+		discarded = " Discarded " + lost(files, commits) + "."
+	}
+	res := tool.Text(fmt.Sprintf("Exited and removed worktree at “%s”.%s Session is now back in “%s”.", path, discarded, back.Workspace))
 	return res.WithMeta("worktree_path", path).WithMeta("worktree_branch", branch), nil
 }
 
 var errMoved = fmt.Errorf("the session left the worktree meanwhile")
 
-// changeList names what a removal would lose, as Claude Code counts it.
-func changeList(files, commits int) string {
+// changeList names what a removal would lose, as Claude Code counts it:
+// "1 uncommitted file", "2 commits on “worktree-x”".
+func changeList(files, commits int, branch string) string {
 	var parts []string
 	if files > 0 {
 		parts = append(parts, plural(files, "uncommitted file"))
 	}
 	if commits > 0 {
-		parts = append(parts, plural(commits, "commit")+" not on the original branch")
+		parts = append(parts, plural(commits, "commit")+" on “"+branch+"”")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// lost names what a removal discarded: "2 uncommitted files", "1 commit".
+func lost(files, commits int) string {
+	var parts []string
+	if files > 0 {
+		parts = append(parts, plural(files, "uncommitted file"))
+	}
+	if commits > 0 {
+		parts = append(parts, plural(commits, "commit"))
 	}
 	return strings.Join(parts, " and ")
 }

@@ -74,6 +74,10 @@ type Worktree struct {
 	Branch string
 	// Repo is the main checkout's top directory.
 	Repo string
+	// GitDir is the repository's git directory (git rev-parse
+	// --git-common-dir), where git in the worktree writes objects and
+	// refs: the session needs it among its directories.
+	GitDir string
 }
 
 // ErrNotRepo: the session's directory is in no git repository.
@@ -140,7 +144,7 @@ func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 	if !within(common, primary) {
 		return Worktree{}, &OutsideError{What: "repository's git directory", Path: common}
 	}
-	wt := Worktree{Path: filepath.Join(top, ".claude", "worktrees", dirName(name)), Branch: BranchName(name), Repo: top}
+	wt := Worktree{Path: filepath.Join(top, ".claude", "worktrees", dirName(name)), Branch: BranchName(name), Repo: top, GitDir: common}
 	// git makes the missing directories; none that exists may be a link
 	// (a .claude pointing elsewhere would put the worktree there).
 	for _, d := range []string{filepath.Join(top, ".claude"), filepath.Join(top, ".claude", "worktrees"), wt.Path} {
@@ -198,7 +202,7 @@ func (m *Manager) Changes(ctx context.Context, req Request, path string) (files,
 	if branch == "" {
 		return files, 0, nil
 	}
-	res, err = m.git.run(ctx, req.SessionID, req.Dirs, path, req.Environ, "rev-list", "--count", "HEAD", "--not", "--exclude=refs/heads/"+branch, "--branches")
+	res, err = m.git.run(ctx, req.SessionID, req.Dirs, path, req.Environ, "rev-list", "--count", "HEAD", "--not", "--exclude="+branch, "--branches")
 	if err != nil {
 		return files, 0, err
 	}

@@ -132,7 +132,7 @@ func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error
 		if s.Worktree != "" {
 			return errBusy
 		}
-		s.Worktree, s.Cwd = wt.Path, wt.Path
+		s.Worktree, s.WorktreeGitDir, s.Cwd = wt.Path, wt.GitDir, wt.Path
 		return nil
 	})
 	if err != nil {

@@ -159,7 +159,10 @@ func distance(a, b string, limit int) int {
 }
 
 var (
-	indexedArg = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$(\d+)`)
+	// argRef is one reference to the arguments: $ARGUMENTS[N], $ARGUMENTS
+	// or $N, matched in one pass so that a reference left as written is
+	// not read again.
+	argRef = regexp.MustCompile(`\$ARGUMENTS(?:\[(\d+)\])?|\$(\d+)`)
 )
 
 // expand puts a call's arguments and the skill's own values into its
@@ -170,17 +173,19 @@ var (
 func expand(body, args, dir, sessionID string) string {
 	body = strings.ReplaceAll(body, "${CLAUDE_SKILL_DIR}", dir)
 	body = strings.ReplaceAll(body, "${CLAUDE_SESSION_ID}", sessionID)
-	named := strings.Contains(body, "$ARGUMENTS") || indexedArg.MatchString(body)
+	named := argRef.MatchString(body)
 	words := splitArgs(args)
-	body = indexedArg.ReplaceAllStringFunc(body, func(m string) string {
-		sub := indexedArg.FindStringSubmatch(m)
+	body = argRef.ReplaceAllStringFunc(body, func(m string) string {
+		if m == "$ARGUMENTS" {
+			return args
+		}
+		sub := argRef.FindStringSubmatch(m)
 		n, err := strconv.Atoi(sub[1] + sub[2])
 		if err != nil || n >= len(words) {
 			return m
 		}
 		return words[n]
 	})
-	body = strings.ReplaceAll(body, "$ARGUMENTS", args)
 	if !named && args != "" {
 		body += "\n\nARGUMENTS: " + args
 	}

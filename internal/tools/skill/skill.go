@@ -37,8 +37,13 @@ import (
 // Name is the tool's name.
 const Name = "Skill"
 
-// New returns the Skill tool over c.
-func New(c *Catalog) tool.Tool { return &skillTool{c: c} }
+// New returns the Skill tool over c (nil: no skills).
+func New(c *Catalog) tool.Tool {
+	if c == nil {
+		c = NewCatalog(nil, false)
+	}
+	return &skillTool{c: c}
+}
 
 type skillTool struct{ c *Catalog }
 

@@ -123,11 +123,12 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	defer closePools()
 	decider, err := policy.NewEngine(policy.Options{
-		PolicyFile:         cfg.Settings,
-		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
-		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
-		StrictRules:        cfg.StrictRules,
-		Skills:             rt.skills,
+		PolicyFile:               cfg.Settings,
+		Flag:                     policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
+		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
+		StrictRules:              cfg.StrictRules,
+		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
+		Skills:                   rt.skills,
 	})
 	if err != nil {
 		return configError{err}

@@ -183,4 +183,5 @@ type Store interface {
 	Close() error
 
 	Journal
+	Board
 }

@@ -68,6 +68,7 @@ type config struct {
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+	Skills     skillsConfig
 	Console    consoleConfig
 
 	Telemetry telemetryConfig
@@ -116,6 +117,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	hooksF := addHooksFlags(fs)
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
+	skillsF := addSkillsFlags(fs)
 	mcpF := addMCPFlags(fs)
 	consoleF := addConsoleFlags(fs)
 	connF := addConnectionFlags(fs)
@@ -170,6 +172,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Skills, err = skillsF.config(); err != nil {
 		return nil, err
 	}
 	if cfg.Console, err = consoleF(); err != nil {

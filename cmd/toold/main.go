@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 			log.Warn("closing the sandbox and background shells", "error", err)
 		}
 	}()
+	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {
 		return err
@@ -127,6 +128,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
 		StrictRules:              cfg.StrictRules,
 		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
+		Skills:                   rt.skills,
 	})
 	if err != nil {
 		return configError{err}

@@ -48,7 +48,12 @@ func (a *AskConfig) defaults() {
 // policyRequest is what the decider sees of a call.
 func policyRequest(c *Call, cwd string) policy.Request {
 	s := c.Session
+	isolated := ""
+	if s.Worktree != "" {
+		isolated = s.Workspace
+	}
 	return policy.Request{
+		Isolated:  isolated,
 		SessionID: s.ID,
 		Tool:      c.ToolName(),
 		Input:     c.Input,
@@ -56,7 +61,7 @@ func policyRequest(c *Call, cwd string) policy.Request {
 		ReadOnly:  c.Invocation.Traits().ReadOnly,
 		Mode:      s.Mode,
 		Cwd:       cwd,
-		Workspace: s.Workspace,
+		Workspace: s.Root(),
 		Dirs:      c.Files.Dirs(),
 		Rules:     session.SessionRules(s),
 		Revision:  s.Revision,
@@ -101,7 +106,7 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 				// changes no text).
 				text = r.askText(asked, askedByRule(asked))
 			case e.askedInDontAsk(pctx, c, d, dec):
-				text = r.dontAskText()
+				text = r.dontAskText(dec)
 			default:
 				text = r.denyText(dec)
 			}

@@ -32,6 +32,16 @@ type Options struct {
 	// the one tool it names, as in Claude Code, where a bare Read deny
 	// removes the Read tool and Grep, Glob and Bash still read.
 	BareFileRulesCoverFamily bool
+	// Skills says which skills ask before the Skill tool loads them
+	// (their frontmatter grants or runs something). Nil: every skill
+	// asks unless a rule allows it.
+	Skills SkillAsker
+}
+
+// SkillAsker tells whether loading a skill needs permission, for a session
+// whose primary directory is root (skill.Catalog is one).
+type SkillAsker interface {
+	Asks(root, name string) bool
 }
 
 // Engine decides calls. Each session's rules are compiled once per
@@ -198,7 +208,7 @@ func (e *Engine) Decide(_ context.Context, req Request) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("permission rules: %w", err)
 	}
-	in := &input{req: req, rules: c.rules, home: e.opts.Home, resolve: resolveSymlinks, pathRules: c.pathRules}
+	in := &input{req: req, rules: c.rules, home: e.opts.Home, resolve: resolveSymlinks, pathRules: c.pathRules, skills: e.opts.Skills}
 	return in.decide(), nil
 }
 

@@ -126,6 +126,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
 		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
 		StrictRules:        cfg.StrictRules,
+		AutoMode:           cfg.Classifier.enabled(),
 	})
 	if err != nil {
 		return configError{err}
@@ -158,6 +159,17 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer aud.close()
+	cls, err := newClassifier(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	onDecision := aud.onDecision
+	if cls != nil {
+		defer cls.Close()
+		ask.Classifier = cls
+		// The classifier is told each session's recent decisions.
+		onDecision = bothDecisions(aud.onDecision, cls.Observe)
+	}
 	// A session's deny rules remove tools from its pool (ListTools,
 	// ToolSearch), as Claude Code's filterToolsByDenyRules does.
 	pools.RemoveDenied(func(sess *store.Session, name string) bool {
@@ -165,7 +177,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	})
 	engine, err := exec.NewEngine(exec.Config{
 		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
-		OnDecision:      aud.onDecision,
+		OnDecision:      onDecision,
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
 		Tools:           pools,
@@ -202,6 +214,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	sessions.SetTenantTrees(cfg.Auth.Mode != auth.ModeNone)
 	sessions.OnDelete(rt.sessionEnded(log))
 	sessions.OnDelete(pools.CloseSession)
+	if cls != nil {
+		sessions.OnDelete(cls.Forget)
+	}
 	if cfg.TenantSettings != "" {
 		sessions.SetTenantSettings(session.SettingsDir(cfg.TenantSettings))
 	}

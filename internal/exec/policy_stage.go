@@ -28,6 +28,9 @@ type AskConfig struct {
 	DenialLimit  int
 	DenialWindow time.Duration
 	Now          func() time.Time
+	// Classifier, when set, answers the asks of sessions in auto mode
+	// before a person is asked (auto_mode.go).
+	Classifier Classifier
 }
 
 func (a *AskConfig) defaults() {
@@ -81,6 +84,10 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 				st.End(pctx, "")
 				return nil, errNeedsClaim
 			}
+			dec = e.autoMode(pctx, c, dec)
+		}
+		if dec.Behavior == policy.Ask {
+			asked = dec
 			dec = e.denialLimit(pctx, c, dec)
 			limited = dec.Behavior != policy.Ask
 		}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,6 +26,9 @@ type Options struct {
 	// default such a rule is skipped with a warning, as Claude Code
 	// skips it.
 	StrictRules bool
+	// AutoMode: a classifier answers the asks of sessions in auto mode
+	// (toold runs with one). Without it no session may be in auto mode.
+	AutoMode bool
 }
 
 // Engine decides calls. Each session's rules are compiled once per
@@ -35,6 +39,7 @@ type Engine struct {
 	// defaultMode and bypassDisabled come from the server-wide sources.
 	defaultMode    string
 	bypassDisabled bool
+	autoDisabled   bool
 	// startWarnings name the server-wide rules that were skipped.
 	startWarnings []string
 
@@ -74,14 +79,30 @@ func NewEngine(opts Options) (*Engine, error) {
 			e.defaultMode = s.Settings.DefaultMode
 		}
 		e.bypassDisabled = e.bypassDisabled || s.Settings.DisableBypassPermissionsMode == "disable"
+		e.autoDisabled = e.autoDisabled || s.Settings.DisableAutoMode == "disable"
 	}
-	switch e.defaultMode {
-	case "manual":
+	if e.defaultMode == "manual" {
 		e.defaultMode = "default"
-	case "auto":
-		return nil, fmt.Errorf("permissions.defaultMode %q: toold has no classifier; use another mode", e.defaultMode)
+	}
+	if e.defaultMode == "auto" {
+		if err := e.CheckAuto(); err != nil {
+			return nil, fmt.Errorf("permissions.defaultMode \"auto\": %w", err)
+		}
 	}
 	return e, nil
+}
+
+// CheckAuto says why no session may be in auto mode, or nil: it needs a
+// classifier, and the operator's settings must not disable it
+// ("disableAutoMode": "disable").
+func (e *Engine) CheckAuto() error {
+	switch {
+	case e.autoDisabled:
+		return errors.New("auto mode is disabled by the operator's settings (disableAutoMode)")
+	case !e.opts.AutoMode:
+		return errors.New("auto mode needs a classifier (--classifier-endpoint or --classifier-command)")
+	}
+	return nil
 }
 
 // DefaultMode is the mode of sessions created without one: the operator's

@@ -1,0 +1,196 @@
+// Package classifier is auto mode's answerer: where the permission rules
+// would ask a person, a session in auto mode first asks the operator's
+// classifier, a toold.v1.ClassifierService (GRPC) or a program speaking
+// JSON on stdin and stdout (Command). The classifier sees what each tool
+// declares of its input (tool.Definition.Classifier), redacted, and the
+// session's recent decisions; it answers allow, deny (with a reason the
+// model reads) or ask (a person decides).
+//
+// Three things keep it a helper rather than a gate that can be argued
+// past: it is only consulted about asks that no explicit ask rule and no
+// hook raised (deny rules and hooks are decided before, and a deny is
+// never put to it); a classifier that fails, times out or answers nothing
+// counts as ask (fail closed); and denial tracking is its brake: once the
+// session has had Limit denials within Window, its asks go to a person
+// without the classifier.
+package classifier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/policy"
+	tooldv1 "github.com/toold/toold/proto/toold/v1"
+)
+
+// Backend is one way of reaching the operator's classifier.
+type Backend interface {
+	// Classify decides one call. ctx carries the deadline.
+	Classify(ctx context.Context, req *tooldv1.ClassifyRequest) (*tooldv1.ClassifyResponse, error)
+	// Name is how logs and reasons name the classifier.
+	Name() string
+	Close() error
+}
+
+// Denials is the session's denial tracking (store.Store has these).
+type Denials interface {
+	RecordDenial(ctx context.Context, id string, at time.Time, window time.Duration) (int, error)
+	CountDenials(ctx context.Context, id string, now time.Time, window time.Duration) (int, error)
+}
+
+// Source is the decision source of what the classifier decided.
+const Source = "classifier"
+
+// Defaults.
+const (
+	DefaultTimeout = 10 * time.Second
+	DefaultLimit   = 3
+)
+
+// Options configure a Classifier.
+type Options struct {
+	Backend Backend
+	// Denials counts the session's denials; the classifier's own denials
+	// are recorded there too, like a person's.
+	Denials Denials
+	// Timeout bounds one answer (default DefaultTimeout).
+	Timeout time.Duration
+	// Limit denials of the session within Window pause the classifier:
+	// the session's asks go to a person (default DefaultLimit, Window 5
+	// minutes).
+	Limit  int
+	Window time.Duration
+	// Redact hides secrets in what the classifier is sent (the audit
+	// log's patterns); nil sends the text as is.
+	Redact func(string) string
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Classifier implements exec.Classifier.
+type Classifier struct {
+	opts   Options
+	recent *Recent
+}
+
+var _ exec.Classifier = (*Classifier)(nil)
+
+// New checks opts and fills in the defaults.
+func New(opts Options) (*Classifier, error) {
+	if opts.Backend == nil || opts.Denials == nil {
+		return nil, errors.New("classifier: a backend and denial tracking are needed")
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Limit <= 0 {
+		opts.Limit = DefaultLimit
+	}
+	if opts.Window <= 0 {
+		opts.Window = 5 * time.Minute
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Classifier{opts: opts, recent: NewRecent(recentPerSession, maxSessions)}, nil
+}
+
+// Close closes the backend.
+func (k *Classifier) Close() error { return k.opts.Backend.Close() }
+
+// Classify answers an ask of a session in auto mode.
+func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.Decision) policy.Decision {
+	if why := personOnly(asked); why != "" {
+		return asked
+	}
+	sid := c.Session.ID
+	n, err := k.opts.Denials.CountDenials(ctx, sid, k.opts.Now(), k.opts.Window)
+	if err != nil {
+		return toPerson(asked, "denialTracking", "auto mode could not read the session's denials ("+err.Error()+"), so a person decides")
+	}
+	if n >= k.opts.Limit {
+		return toPerson(asked, "denialTracking", fmt.Sprintf("auto mode is paused for this session: %d of its calls were denied in the last %s, so a person decides", n, k.opts.Window))
+	}
+	req := k.request(c, asked)
+	cctx, cancel := context.WithTimeout(ctx, k.opts.Timeout)
+	defer cancel()
+	start := k.opts.Now()
+	resp, err := k.opts.Backend.Classify(cctx, req)
+	log := k.opts.Logger.With("session_id", sid, "tool_use_id", c.ToolUseID, "tool", c.ToolName(), "classifier", k.opts.Backend.Name())
+	if err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no answer within %s", k.opts.Timeout)
+		}
+		log.Warn("the classifier failed; a person decides", "error", err)
+		return toPerson(asked, Source, "auto mode's classifier failed ("+err.Error()+"), so a person decides")
+	}
+	reason := k.opts.Redact(bounded(resp.GetReason(), maxReason))
+	log.Info("classifier decision", "verdict", resp.GetVerdict().String(), "reason", reason, "elapsed", k.opts.Now().Sub(start))
+	switch resp.GetVerdict() {
+	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_ALLOW:
+		return policy.Decision{Behavior: policy.Allow, Reason: "allowed by auto mode's classifier" + because(reason), Source: Source, Parts: asked.Parts, Warnings: asked.Warnings}
+	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_DENY:
+		if _, err := k.opts.Denials.RecordDenial(context.WithoutCancel(ctx), sid, k.opts.Now(), k.opts.Window); err != nil {
+			log.Error("recording the classifier's denial failed", "error", err)
+		}
+		if reason == "" {
+			reason = "Blocked by classifier."
+		}
+		return policy.Decision{Behavior: policy.Deny, Reason: "denied by auto mode's classifier" + because(reason), Source: Source, Parts: asked.Parts, Warnings: asked.Warnings,
+			Message: deniedText(reason)}
+	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_ASK:
+		return toPerson(asked, Source, "auto mode's classifier leaves it to a person"+because(reason))
+	}
+	log.Warn("the classifier gave no verdict; a person decides", "verdict", int32(resp.GetVerdict()))
+	return toPerson(asked, Source, "auto mode's classifier gave no verdict, so a person decides")
+}
+
+// deniedText is what the model reads: Claude Code's wording for a denial
+// by its auto mode classifier.
+func deniedText(reason string) string {
+	return "Permission for this action was denied by the Claude Code auto mode classifier. Reason: " + reason
+}
+
+// personOnly names why an ask is not the classifier's to answer: an
+// explicit ask rule, or a hook that asked, wants a person by name.
+func personOnly(d policy.Decision) string {
+	if d.Source == "hook" {
+		return "a PreToolUse hook asked"
+	}
+	if d.Rule != "" {
+		return "an ask rule"
+	}
+	for _, p := range d.Parts {
+		if p.Behavior == policy.Ask && p.Rule != "" {
+			return "an ask rule"
+		}
+	}
+	return ""
+}
+
+// toPerson keeps the ask (its parts, warnings and suggested rules, what a
+// person answering needs) and says who sent it on and why.
+func toPerson(asked policy.Decision, source, reason string) policy.Decision {
+	d := asked
+	d.Behavior = policy.Ask
+	d.Source = source
+	d.Reason = reason + " (" + asked.Reason + ")"
+	return d
+}
+
+func because(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
+}

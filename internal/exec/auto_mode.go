@@ -1,0 +1,28 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/toold/toold/internal/policy"
+)
+
+// Classifier answers, in auto mode, the asks the permission rules raise,
+// before a person is asked (internal/classifier implements it). It gets
+// the call and the ask, and returns the decision that replaces it: allow,
+// deny (Message is what the model reads) or ask (a person decides). It
+// never fails: a classifier that cannot answer returns ask.
+type Classifier interface {
+	Classify(ctx context.Context, c *Call, asked policy.Decision) policy.Decision
+}
+
+// autoMode puts an ask to the classifier when the session is in auto mode
+// and one is configured. It runs after the rules and the PreToolUse hooks
+// have decided, so it only ever sees what would otherwise ask; which of
+// those asks it may answer is the classifier's to judge.
+func (e *Engine) autoMode(ctx context.Context, c *Call, dec policy.Decision) policy.Decision {
+	cl := e.cfg.Ask.Classifier
+	if cl == nil || dec.Behavior != policy.Ask || c.Session.Mode != "auto" {
+		return dec
+	}
+	return cl.Classify(ctx, c, dec)
+}

@@ -136,7 +136,9 @@ func parseAnswer(out []byte) (*tooldv1.ClassifyResponse, error) {
 }
 
 // Name is the program.
-func (c *Command) Name() string { return strings.Join(append([]string{c.opts.Path}, c.opts.Args...), " ") }
+func (c *Command) Name() string {
+	return strings.Join(append([]string{c.opts.Path}, c.opts.Args...), " ")
+}
 
 // Close has nothing to release: each call's process is gone when it returns.
 func (c *Command) Close() error { return nil }

@@ -113,4 +113,3 @@ func (k *Classifier) Observe(_ context.Context, c *exec.Call, dec policy.Decisio
 
 // Forget drops what is kept of a session.
 func (k *Classifier) Forget(sessionID string) { k.recent.Forget(sessionID) }
-

@@ -7,9 +7,9 @@
 // model reads) or ask (a person decides).
 //
 // Three things keep it a helper rather than a gate that can be argued
-// past: it is only consulted about asks that no explicit ask rule and no
-// hook raised (deny rules and hooks are decided before, and a deny is
-// never put to it); a classifier that fails, times out or answers nothing
+// past: the engine consults it only about asks that no explicit ask rule
+// and no hook raised (deny rules and hooks are decided before, and a deny
+// is never put to it; internal/exec's auto_mode.go); a classifier that fails, times out or answers nothing
 // counts as ask (fail closed); and denial tracking is its brake: once the
 // session has had Limit denials within Window, its asks go to a person
 // without the classifier.
@@ -110,9 +110,6 @@ func (k *Classifier) Close() error { return k.opts.Backend.Close() }
 
 // Classify answers an ask of a session in auto mode.
 func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.Decision) policy.Decision {
-	if why := personOnly(asked); why != "" {
-		return asked
-	}
 	sid := c.Session.ID
 	n, err := k.opts.Denials.CountDenials(ctx, sid, k.opts.Now(), k.opts.Window)
 	if err != nil {
@@ -159,23 +156,6 @@ func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.De
 // by its auto mode classifier.
 func deniedText(reason string) string {
 	return "Permission for this action was denied by the Claude Code auto mode classifier. Reason: " + reason
-}
-
-// personOnly names why an ask is not the classifier's to answer: an
-// explicit ask rule, or a hook that asked, wants a person by name.
-func personOnly(d policy.Decision) string {
-	if d.Source == "hook" {
-		return "a PreToolUse hook asked"
-	}
-	if d.Rule != "" {
-		return "an ask rule"
-	}
-	for _, p := range d.Parts {
-		if p.Behavior == policy.Ask && p.Rule != "" {
-			return "an ask rule"
-		}
-	}
-	return ""
 }
 
 // toPerson keeps the ask (its parts, warnings and suggested rules, what a

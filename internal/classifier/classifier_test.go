@@ -52,25 +52,6 @@ func TestCancelledCallIsNoTimeout(t *testing.T) {
 	}
 }
 
-// What an explicit ask rule or a hook raised is a person's, and the
-// classifier is not even asked.
-func TestAsksForAPersonSkipTheClassifier(t *testing.T) {
-	for name, asked := range map[string]policy.Decision{
-		"ask rule":           {Behavior: policy.Ask, Rule: "Bash(git push:*)", Source: "cliArg", Reason: "by rule"},
-		"ask rule of a part": {Behavior: policy.Ask, Parts: []policy.Part{{Command: "git push", Behavior: policy.Ask, Rule: "Bash(git push:*)"}}},
-		"hook":               {Behavior: policy.Ask, Source: "hook", Reason: "a PreToolUse hook asks"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			b := verdict(vAllow, "fine")
-			f := newFixture(t, b)
-			got := f.k.Classify(context.Background(), bashCall("git push"), asked)
-			if b.calls() != 0 || got.Behavior != policy.Ask || got.Source != asked.Source {
-				t.Fatalf("classifier asked %d times, got %+v", b.calls(), got)
-			}
-		})
-	}
-}
-
 // The brake: after Limit denials in the window the classifier is not
 // asked and a person decides; once the window moves past them, it is
 // asked again.

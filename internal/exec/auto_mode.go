@@ -17,11 +17,15 @@ type Classifier interface {
 
 // autoMode puts an ask to the classifier when the session is in auto mode
 // and one is configured. It runs after the rules and the PreToolUse hooks
-// have decided, so it only ever sees what would otherwise ask; which of
-// those asks it may answer is the classifier's to judge.
+// have decided, so it never sees a deny; and an ask that an explicit ask
+// rule or a hook raised wants a person by name, so it is not put to the
+// classifier either.
 func (e *Engine) autoMode(ctx context.Context, c *Call, dec policy.Decision) policy.Decision {
 	cl := e.cfg.Ask.Classifier
 	if cl == nil || dec.Behavior != policy.Ask || c.Session.Mode != "auto" {
+		return dec
+	}
+	if dec.Source == "hook" || askedByRule(dec) {
 		return dec
 	}
 	return cl.Classify(ctx, c, dec)

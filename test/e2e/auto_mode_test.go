@@ -122,10 +122,23 @@ func TestAutoModeWithTheReferenceClassifier(t *testing.T) {
 	}
 }
 
-// The command protocol: toold runs the reference classifier per call.
+// The command protocol: toold runs the reference classifier per call, as
+// root and as a non-root toold (uid 10001).
 func TestAutoModeWithAClassifierCommand(t *testing.T) {
+	t.Run("root", func(t *testing.T) { testClassifierCommand(t, -1) })
+	t.Run("uid10001", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Logf("the tests run as uid %d: the other subtest already drives a non-root toold", os.Geteuid())
+			return
+		}
+		testClassifierCommand(t, 10001)
+	})
+}
+
+func testClassifierCommand(t *testing.T, uid int) {
 	bin := exampleClassifier(t)
-	d := startToold(t, "--classifier-command", bin)
+	passThrough(t, filepath.Dir(bin))
+	d := startTooldAs(t, uid, "--classifier-command", bin)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out, err := sh(t, ctx, `

@@ -179,3 +179,40 @@ cat `+f)
 	}
 	return out
 }
+
+// The walk-through of docs/auto-mode.md, run as it stands against toold
+// and the reference classifier.
+func TestAutoModeWalkthrough(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "auto-mode.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	start, end := strings.Index(s, "<!-- auto-walkthrough:start -->"), strings.Index(s, "<!-- auto-walkthrough:end -->")
+	if start < 0 || end < start {
+		t.Fatal("docs/auto-mode.md has no walk-through block")
+	}
+	block := s[start:end]
+	script := block[strings.Index(block, "```sh\n")+len("```sh\n") : strings.LastIndex(block, "```")]
+	caddr, _ := startClassifier(t, exampleClassifier(t))
+	d := startToold(t, "--classifier-endpoint", caddr, "--classifier-insecure")
+	script = strings.ReplaceAll(script, "localhost:50051", d.addr)
+	script = strings.ReplaceAll(script, "/tmp/toold-ask.out", filepath.Join(t.TempDir(), "ask.out"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := sh(t, ctx, script)
+	if err != nil {
+		t.Fatalf("walk-through failed: %v\n%s", err, out)
+	}
+	mustContain(t, out, "all tests passed", "allowed by auto mode's classifier",
+		"Reason: curl reaches the network", `"requestId": "perm_`, "auto mode is paused for this session", "not now")
+	if n := strings.Count(out, "Reason: curl reaches the network"); n < 3 {
+		t.Errorf("%d classifier denials, want 3:\n%s", n, out)
+	}
+	if t.Failed() {
+		t.Logf("walk-through output:\n%s", out)
+	}
+}

@@ -89,6 +89,10 @@ func newClassifier(cfg *config, st store.Store, log *slog.Logger) (*classifier.C
 		return nil, configError{err}
 	}
 	redact := audit.Redactor(res)
+	if cfg.DenialLimit > 0 && cfg.DenialLimit <= c.DenialLimit {
+		log.Warn("--denial-limit is not above --classifier-denial-limit: a session auto mode pauses for has its asks denied, not put to a person",
+			"denial_limit", cfg.DenialLimit, "classifier_denial_limit", c.DenialLimit)
+	}
 	log.Info("auto mode available", "classifier", backend.Name(), "timeout", c.Timeout, "denial_limit", c.DenialLimit, "denial_window", cfg.DenialWindow)
 	return classifier.New(classifier.Options{
 		Backend: backend, Denials: st, Timeout: c.Timeout,

@@ -60,3 +60,51 @@ func TestAutoModeDecidesLikeDefault(t *testing.T) {
 		}
 	}
 }
+
+func TestBroadAllowsDroppedInAuto(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Bash": true, "Bash(*)": true,
+		"Bash(python*)": true, "Bash(python3 *)": true, "Bash(py*)": true, "Bash(node:*)": true, "Bash(bash *)": true,
+		"Bash(npm run *)": true, "Bash(npm run:*)": true, "Bash(npx *)": true, "Bash(yarn run *)": true, "Bash(uv run *)": true,
+		"Agent": true, "Monitor": true,
+		"Bash(npm test)": false, "Bash(npm run test)": false, "Bash(npm run test *)": false, "Bash(git status *)": false,
+		"Bash(python3 manage.py test)": false, "Bash(make test)": false, "Read": false, "Edit(./src/**)": false, "WebFetch": false,
+	} {
+		r, err := ParseRule(text, Allow, SourceCLIArg, "/")
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if got := broadInAuto(r); got != want {
+			t.Errorf("%s: dropped %v, want %v", text, got, want)
+		}
+	}
+}
+
+// In auto mode Bash(*) no longer lets everything through: the call asks,
+// and the classifier decides. A specific rule still allows. Leaving auto
+// mode brings the broad rule back.
+func TestAutoModeIgnoresBroadAllows(t *testing.T) {
+	e, err := NewEngine(Options{Home: t.TempDir(), AutoMode: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	rules := SessionRules{CLIArg: Settings{Allow: []string{"Bash(*)", "Bash(npm test)"}}}
+	decide := func(mode, cmd string) Behavior {
+		d, err := e.Decide(context.Background(), Request{SessionID: "s1", Tool: "Bash", Args: map[string]any{"command": cmd},
+			Mode: mode, Cwd: ws, Workspace: ws, Dirs: []string{ws}, Rules: rules, Revision: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Behavior
+	}
+	if got := decide("auto", "touch x"); got != Ask {
+		t.Errorf("auto, touch: %v", got)
+	}
+	if got := decide("auto", "npm test"); got != Allow {
+		t.Errorf("auto, npm test: %v", got)
+	}
+	if got := decide("default", "touch x"); got != Allow {
+		t.Errorf("default, touch (same revision): %v", got)
+	}
+}

@@ -49,7 +49,9 @@ type Engine struct {
 
 type compiled struct {
 	revision int64
-	rules    *RuleSet
+	// auto: compiled for auto mode (broad allow rules dropped).
+	auto  bool
+	rules *RuleSet
 	// pathRules: some rule has a path specifier. Without one, resolving
 	// symlinks for a decision (a system call per path component) is skipped.
 	pathRules bool
@@ -168,14 +170,19 @@ func (e *Engine) compiledFor(req Request) (compiled, error) {
 	e.mu.Lock()
 	c, ok := e.cache[req.SessionID]
 	e.mu.Unlock()
-	if ok && c.revision == req.Revision {
+	if ok && c.revision == req.Revision && c.auto == (req.Mode == "auto") {
 		return c, nil
 	}
 	rs, _, err := e.compile(req.Workspace, req.Rules)
 	if err != nil {
 		return compiled{}, err
 	}
-	c = compiled{revision: req.Revision, rules: rs, pathRules: hasPathRules(rs)}
+	if req.Mode == "auto" {
+		// The revision changes with the mode, so this is recompiled
+		// when the session leaves auto mode.
+		rs = rs.withoutBroadAllows()
+	}
+	c = compiled{revision: req.Revision, auto: req.Mode == "auto", rules: rs, pathRules: hasPathRules(rs)}
 	e.mu.Lock()
 	e.cache[req.SessionID] = c
 	e.mu.Unlock()

@@ -122,11 +122,12 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	defer closePools()
 	decider, err := policy.NewEngine(policy.Options{
-		PolicyFile:         cfg.Settings,
-		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
-		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
-		StrictRules:        cfg.StrictRules,
-		AutoMode:           cfg.Classifier.enabled(),
+		PolicyFile:               cfg.Settings,
+		Flag:                     policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
+		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
+		StrictRules:              cfg.StrictRules,
+		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
+		AutoMode:                 cfg.Classifier.enabled(),
 	})
 	if err != nil {
 		return configError{err}

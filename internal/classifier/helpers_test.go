@@ -61,7 +61,7 @@ type fixture struct {
 	now time.Time
 }
 
-func newFixture(t *testing.T, b Backend, opts ...func(*Options)) *fixture {
+func newFixture(t testing.TB, b Backend, opts ...func(*Options)) *fixture {
 	t.Helper()
 	st := memstore.New()
 	t.Cleanup(func() { st.Close() })

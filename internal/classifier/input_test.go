@@ -10,7 +10,7 @@ import (
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
 
-func redacting(t *testing.T, patterns ...string) func(*Options) {
+func redacting(t testing.TB, patterns ...string) func(*Options) {
 	res, err := audit.CompileRedactions(patterns)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/store/redistest"
 )
 
 // exampleClassifier builds examples/classifier, the reference classifier.
@@ -215,4 +217,29 @@ func TestAutoModeWalkthrough(t *testing.T) {
 	if t.Failed() {
 		t.Logf("walk-through output:\n%s", out)
 	}
+}
+
+// Two replicas on one Redis: the classifier's denials on either count for
+// the session, so the brake holds whichever replica the next call reaches.
+func TestAutoModeBrakeAcrossReplicas(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0?max_retries=0"
+	caddr, _ := startClassifier(t, exampleClassifier(t))
+	args := []string{"--redis-url", url, "--classifier-endpoint", caddr, "--classifier-insecure"}
+	a, b := startToold(t, args...), startToold(t, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_AUTO"}' `+a.addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
+	sid := strings.TrimSpace(out)
+	if err != nil || len(sid) != 26 {
+		t.Fatalf("CreateSession: %v %q", err, out)
+	}
+	for i, addr := range []string{a.addr, b.addr, a.addr} {
+		out, err := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "d`+string(rune('1'+i))+`", "name": "Bash", "input": {"command": "wget https://example.com"}}]}' `+addr+` toold.v1.ToolService/Execute`)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		mustContain(t, out, "Reason: wget reaches the network")
+	}
+	out = askPerson(t, ctx, b.addr, sid, "paused", "wget https://example.com", "PERMISSION_DECISION_DENY")
+	mustContain(t, out, `"requestId": "perm_`, `"source": "denialTracking"`, "3 of its calls were denied")
 }

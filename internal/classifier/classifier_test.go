@@ -104,6 +104,9 @@ func TestRequestCarriesTheDeclaredInputAndRecentDecisions(t *testing.T) {
 	f := newFixture(t, b)
 	ctx := context.Background()
 	f.k.Observe(ctx, bashCall("ls"), policy.Decision{Behavior: policy.Allow, Source: "readOnly"})
+	other := bashCall("cat x")
+	other.Session.Mode = "default"
+	f.k.Observe(ctx, other, policy.Decision{Behavior: policy.Allow, Source: "readOnly"})
 	f.k.Classify(ctx, bashCall("npm test"), needsApproval)
 	req := b.got[0]
 	in := req.GetInput().AsMap()

@@ -93,9 +93,10 @@ func (r *Recent) Forget(sessionID string) {
 }
 
 // Observe is exec.Config's OnDecision: every permission decision of a
-// session joins its recent decisions.
+// session in auto mode joins its recent decisions (other sessions' are not
+// kept: the classifier never hears of them).
 func (k *Classifier) Observe(_ context.Context, c *exec.Call, dec policy.Decision) {
-	if c.Session == nil {
+	if c.Session == nil || c.Session.Mode != "auto" {
 		return
 	}
 	summary := c.ToolName()

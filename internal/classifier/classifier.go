@@ -110,20 +110,14 @@ func (k *Classifier) Close() error { return k.opts.Backend.Close() }
 
 // Classify answers an ask of a session in auto mode.
 func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.Decision) policy.Decision {
-	sid := c.Session.ID
-	n, err := k.opts.Denials.CountDenials(ctx, sid, k.opts.Now(), k.opts.Window)
-	if err != nil {
-		return toPerson(asked, "denialTracking", "auto mode could not read the session's denials ("+err.Error()+"), so a person decides")
+	if d, paused := k.brake(ctx, c.Session.ID, asked); paused {
+		return d
 	}
-	if n >= k.opts.Limit {
-		return toPerson(asked, "denialTracking", fmt.Sprintf("auto mode is paused for this session: %d of its calls were denied in the last %s, so a person decides", n, k.opts.Window))
-	}
-	req := k.request(c, asked)
+	log := k.opts.Logger.With("session_id", c.Session.ID, "tool_use_id", c.ToolUseID, "tool", c.ToolName(), "classifier", k.opts.Backend.Name())
 	cctx, cancel := context.WithTimeout(ctx, k.opts.Timeout)
 	defer cancel()
 	start := k.opts.Now()
-	resp, err := k.opts.Backend.Classify(cctx, req)
-	log := k.opts.Logger.With("session_id", sid, "tool_use_id", c.ToolUseID, "tool", c.ToolName(), "classifier", k.opts.Backend.Name())
+	resp, err := k.opts.Backend.Classify(cctx, k.request(c, asked))
 	if err != nil {
 		if cctx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("no answer within %s", k.opts.Timeout)
@@ -133,11 +127,30 @@ func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.De
 	}
 	reason := k.opts.Redact(bounded(resp.GetReason(), maxReason))
 	log.Info("classifier decision", "verdict", resp.GetVerdict().String(), "reason", reason, "elapsed", k.opts.Now().Sub(start))
-	switch resp.GetVerdict() {
+	return k.answer(ctx, c.Session.ID, asked, resp.GetVerdict(), reason, log)
+}
+
+// brake hands the ask to a person when the session has been denied
+// Limit times within Window, or when its denials cannot be counted.
+func (k *Classifier) brake(ctx context.Context, sessionID string, asked policy.Decision) (policy.Decision, bool) {
+	n, err := k.opts.Denials.CountDenials(ctx, sessionID, k.opts.Now(), k.opts.Window)
+	switch {
+	case err != nil:
+		return toPerson(asked, "denialTracking", "auto mode could not read the session's denials ("+err.Error()+"), so a person decides"), true
+	case n >= k.opts.Limit:
+		return toPerson(asked, "denialTracking", fmt.Sprintf("auto mode is paused for this session: %d of its calls were denied in the last %s, so a person decides", n, k.opts.Window)), true
+	}
+	return policy.Decision{}, false
+}
+
+// answer turns the classifier's verdict into the call's decision; a deny
+// is counted in the session's denial tracking.
+func (k *Classifier) answer(ctx context.Context, sessionID string, asked policy.Decision, v tooldv1.ClassifierVerdict, reason string, log *slog.Logger) policy.Decision {
+	switch v {
 	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_ALLOW:
 		return policy.Decision{Behavior: policy.Allow, Reason: "allowed by auto mode's classifier" + because(reason), Source: Source, Parts: asked.Parts, Warnings: asked.Warnings}
 	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_DENY:
-		if _, err := k.opts.Denials.RecordDenial(context.WithoutCancel(ctx), sid, k.opts.Now(), k.opts.Window); err != nil {
+		if _, err := k.opts.Denials.RecordDenial(context.WithoutCancel(ctx), sessionID, k.opts.Now(), k.opts.Window); err != nil {
 			log.Error("recording the classifier's denial failed", "error", err)
 		}
 		if reason == "" {
@@ -148,7 +161,7 @@ func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.De
 	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_ASK:
 		return toPerson(asked, Source, "auto mode's classifier leaves it to a person"+because(reason))
 	}
-	log.Warn("the classifier gave no verdict; a person decides", "verdict", int32(resp.GetVerdict()))
+	log.Warn("the classifier gave no verdict; a person decides", "verdict", int32(v))
 	return toPerson(asked, Source, "auto mode's classifier gave no verdict, so a person decides")
 }
 
@@ -164,7 +177,10 @@ func toPerson(asked policy.Decision, source, reason string) policy.Decision {
 	d := asked
 	d.Behavior = policy.Ask
 	d.Source = source
-	d.Reason = reason + " (" + asked.Reason + ")"
+	d.Reason = reason
+	if asked.Reason != "" {
+		d.Reason += " (" + asked.Reason + ")"
+	}
 	return d
 }
 

@@ -19,6 +19,7 @@ func TestVerdicts(t *testing.T) {
 	}{
 		{"allow", verdict(vAllow, "runs the tests"), policy.Allow, "runs the tests"},
 		{"deny", verdict(vDeny, "curl reaches the network"), policy.Deny, "curl reaches the network"},
+		{"deny without a reason", verdict(vDeny, ""), policy.Deny, "Blocked by classifier."},
 		{"ask", verdict(vAsk, "unsure"), policy.Ask, "unsure"},
 		{"no verdict", verdict(tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_UNSPECIFIED, "hm"), policy.Ask, "no verdict"},
 		{"unknown verdict", verdict(tooldv1.ClassifierVerdict(42), "hm"), policy.Ask, "no verdict"},

@@ -119,7 +119,7 @@ func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.De
 	start := k.opts.Now()
 	resp, err := k.opts.Backend.Classify(cctx, k.request(c, asked))
 	if err != nil {
-		if cctx.Err() != nil && ctx.Err() == nil {
+		if ctx.Err() == nil && (cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
 			err = fmt.Errorf("no answer within %s", k.opts.Timeout)
 		}
 		log.Warn("the classifier failed; a person decides", "error", err)

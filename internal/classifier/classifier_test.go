@@ -108,6 +108,7 @@ func TestRequestCarriesTheDeclaredInputAndRecentDecisions(t *testing.T) {
 	other := bashCall("cat x")
 	other.Session.Mode = "default"
 	f.k.Observe(ctx, other, policy.Decision{Behavior: policy.Allow, Source: "readOnly"})
+	f.k.Answered(ctx, bashCall("rm x"), false)
 	f.k.Classify(ctx, bashCall("npm test"), needsApproval)
 	req := b.got[0]
 	in := req.GetInput().AsMap()
@@ -118,7 +119,8 @@ func TestRequestCarriesTheDeclaredInputAndRecentDecisions(t *testing.T) {
 		t.Fatalf("request %v", req)
 	}
 	rd := req.GetRecentDecisions()
-	if len(rd) != 1 || rd[0].GetBehavior() != "allow" || rd[0].GetSource() != "readOnly" || rd[0].GetToolName() != "Bash" {
+	if len(rd) != 2 || rd[0].GetBehavior() != "allow" || rd[0].GetSource() != "readOnly" || rd[0].GetToolName() != "Bash" ||
+		rd[1].GetBehavior() != "deny" || rd[1].GetSource() != "person" {
 		t.Fatalf("recent %v", rd)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
@@ -82,6 +83,11 @@ func (g *GRPC) Classify(ctx context.Context, req *tooldv1.ClassifyRequest) (*too
 	resp, err := g.c.Classify(ctx, req)
 	if err != nil {
 		st := status.Convert(err)
+		if st.Code() == codes.DeadlineExceeded {
+			// The deadline travels with the call: the service may give
+			// up a moment before the local timer fires.
+			return nil, fmt.Errorf("Classify: %w", context.DeadlineExceeded)
+		}
 		return nil, fmt.Errorf("Classify: %s: %s", st.Code(), st.Message())
 	}
 	return resp, nil

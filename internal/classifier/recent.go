@@ -112,5 +112,17 @@ func (k *Classifier) Observe(_ context.Context, c *exec.Call, dec policy.Decisio
 	})
 }
 
+// Answered is exec.AnswerObserver: a person's answer joins the session's
+// recent decisions, with source "person".
+func (k *Classifier) Answered(ctx context.Context, c *exec.Call, allowed bool) {
+	b := policy.Deny
+	if allowed {
+		b = policy.Allow
+	}
+	k.Observe(ctx, c, policy.Decision{Behavior: b, Source: "person"})
+}
+
+var _ exec.AnswerObserver = (*Classifier)(nil)
+
 // Forget drops what is kept of a session.
 func (k *Classifier) Forget(sessionID string) { k.recent.Forget(sessionID) }

@@ -15,6 +15,20 @@ type Classifier interface {
 	Classify(ctx context.Context, c *Call, asked policy.Decision) policy.Decision
 }
 
+// AnswerObserver is what a Classifier implements to hear how a person
+// answered an ask of a session in auto mode (allowed, or denied, nobody
+// answering included): part of the session's history it is told.
+type AnswerObserver interface {
+	Answered(ctx context.Context, c *Call, allowed bool)
+}
+
+// answered tells the classifier how a person answered.
+func (e *Engine) answered(ctx context.Context, c *Call, allowed bool) {
+	if o, ok := e.cfg.Ask.Classifier.(AnswerObserver); ok && c.Session.Mode == "auto" {
+		o.Answered(ctx, c, allowed)
+	}
+}
+
 // autoMode puts an ask to the classifier when the session is in auto mode
 // and one is configured. It runs after the rules and the PreToolUse hooks
 // have decided, so it never sees a deny; and an ask that an explicit ask

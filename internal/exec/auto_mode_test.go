@@ -14,8 +14,15 @@ import (
 // fakeClassifier answers by the Bash command's first word and counts what
 // it was asked.
 type fakeClassifier struct {
-	mu    sync.Mutex
-	asked []string
+	mu       sync.Mutex
+	asked    []string
+	answered []string
+}
+
+func (f *fakeClassifier) Answered(_ context.Context, c *Call, allowed bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answered = append(f.answered, c.ToolUseID+map[bool]string{true: " allowed", false: " denied"}[allowed])
 }
 
 func (f *fakeClassifier) Classify(_ context.Context, c *Call, asked policy.Decision) policy.Decision {
@@ -69,6 +76,13 @@ func TestAutoModeOrder(t *testing.T) {
 		if !sink.asked(id) {
 			t.Fatalf("%s did not go to a person", id)
 		}
+	}
+	// The person's answers reach the classifier's history of the session.
+	fc.mu.Lock()
+	answered := strings.Join(fc.answered, ",")
+	fc.mu.Unlock()
+	if answered != "rule-ask denied,hook-ask denied" && answered != "hook-ask denied,rule-ask denied" {
+		t.Fatalf("answers told: %q", answered)
 	}
 	if r := sink.result("classifier-allow"); r == nil || r.IsError || !exists(h.dir, "made") || sink.asked("classifier-allow") {
 		t.Fatalf("classifier-allow: %s", text(r))

@@ -173,8 +173,10 @@ func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Han
 		return nil, ctx.Err()
 	case <-timer.C:
 		e.recordDenial(ctx, c)
+		e.answered(ctx, c, false)
 		return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: nobody answered the permission request within %s.", c.ToolName(), a.Timeout)
 	case ans := <-answers:
+		e.answered(ctx, c, ans.Allow)
 		if !ans.Allow {
 			e.recordDenial(ctx, c)
 			text := refusalOf(c, e.cwd(c)).hostDeniedText(dec, askedByRule(dec), ans.Message)

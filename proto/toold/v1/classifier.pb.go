@@ -108,8 +108,8 @@ type ClassifyRequest struct {
 	AskSource string `protobuf:"bytes,8,opt,name=ask_source,json=askSource,proto3" json:"ask_source,omitempty"`
 	// Destructive commands the call contains (rm -rf, git push --force, ...).
 	Warnings []string `protobuf:"bytes,9,rep,name=warnings,proto3" json:"warnings,omitempty"`
-	// The session's latest permission decisions on this replica, oldest
-	// first (at most 20).
+	// The session's latest permission decisions in auto mode on this
+	// replica, a person's answers included, oldest first (at most 20).
 	RecentDecisions []*RecentDecision `protobuf:"bytes,10,rep,name=recent_decisions,json=recentDecisions,proto3" json:"recent_decisions,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -228,7 +228,8 @@ type RecentDecision struct {
 	// "allow", "deny" or "ask".
 	Behavior string `protobuf:"bytes,4,opt,name=behavior,proto3" json:"behavior,omitempty"`
 	// What decided: a settings source, a built-in check, "hook",
-	// "classifier" or "denialTracking".
+	// "classifier", "denialTracking", or "person" for a person's answer to
+	// a permission request (one nobody answered in time is a deny).
 	Source        string `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

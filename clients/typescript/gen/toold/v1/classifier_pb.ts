@@ -90,8 +90,8 @@ export type ClassifyRequest = Message<"toold.v1.ClassifyRequest"> & {
   warnings: string[];
 
   /**
-   * The session's latest permission decisions on this replica, oldest
-   * first (at most 20).
+   * The session's latest permission decisions in auto mode on this
+   * replica, a person's answers included, oldest first (at most 20).
    *
    * @generated from field: repeated toold.v1.RecentDecision recent_decisions = 10;
    */
@@ -142,7 +142,8 @@ export type RecentDecision = Message<"toold.v1.RecentDecision"> & {
 
   /**
    * What decided: a settings source, a built-in check, "hook",
-   * "classifier" or "denialTracking".
+   * "classifier", "denialTracking", or "person" for a person's answer to
+   * a permission request (one nobody answered in time is a deny).
    *
    * @generated from field: string source = 5;
    */

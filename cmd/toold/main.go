@@ -171,6 +171,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		// The classifier is told each session's recent decisions.
 		onDecision = bothDecisions(aud.onDecision, cls.Observe)
 	}
+	rec := newConsoleRecorder(cfg, st, log)
+	defer rec.close()
 	// A session's deny rules remove tools from its pool (ListTools,
 	// ToolSearch), as Claude Code's filterToolsByDenyRules does.
 	pools.RemoveDenied(func(sess *store.Session, name string) bool {
@@ -178,11 +180,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	})
 	engine, err := exec.NewEngine(exec.Config{
 		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
-		OnDecision:      onDecision,
+		OnDecision:      rec.onDecision(onDecision),
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
 		Tools:           pools,
-		Store:           st,
+		Store:           rec.store(st),
 		Policy:          decider,
 		MaxConcurrency:  cfg.MaxToolConcurrency,
 		InputLimits:     cfg.Limits.Input,
@@ -247,7 +249,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer closeLimiter()
-	srv, health := server.New(opts, server.NewSessionService(sessions, engine), tools)
+	sessionService := server.NewSessionService(sessions, engine)
+	srv, health := server.New(opts, sessionService, tools)
 	stopHealth, err := serveHealth(ctx, cfg.Auth.HealthListen, server.NewHealthOnly(health), log)
 	if err != nil {
 		return err
@@ -262,6 +265,10 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	stopMCP, err := serveMCP(cfg, opts.Authenticator, engine, sessions, tools, log)
+	if err != nil {
+		return err
+	}
+	stopConsole, err := serveConsole(cfg, opts.Authenticator, opts.TLS, st, sessions, sessionService, log)
 	if err != nil {
 		return err
 	}
@@ -285,6 +292,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		log.Warn("shutdown deadline passed; killing running calls")
 	}
 	stopMCP()
+	stopConsole()
 	killCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := engine.Shutdown(killCtx); err != nil {

@@ -34,7 +34,7 @@ type Session struct {
 	ID        string
 	Workspace string
 	// Mode is the permission mode in Claude Code's spelling: default,
-	// acceptEdits, plan, bypassPermissions, dontAsk.
+	// acceptEdits, plan, bypassPermissions, dontAsk, auto.
 	Mode           string
 	Allow          []string
 	Deny           []string

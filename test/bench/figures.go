@@ -236,7 +236,8 @@ func (b *bench) grepFiles(pattern string) error {
 		cmd := exec.Command(rg, "-l", "--no-config", "--hidden", "--no-ignore-global",
 			"--glob=!.bzr", "--glob=!.git", "--glob=!.hg", "--glob=!.jj", "--glob=!.svn", "--regexp="+pattern, "--", ".")
 		cmd.Dir = b.grep.ws
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		// In this session, as toold's rg is (see startToold).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd
 	}
 	// Its output read through a pipe, as toold reads it: ripgrep writing

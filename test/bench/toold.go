@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -44,11 +43,11 @@ func startToold(ctx context.Context, bin string, args ...string) (*server, error
 	// Its log goes nowhere: writing it is part of what toold costs, reading
 	// it would be part of what the harness costs.
 	cmd.Stdout, cmd.Stderr = nil, nil
-	// A session of its own, as a service runs: with the kernel's
-	// autogroup scheduling, a session is a scheduling group, and toold
-	// then does not share one with its client. Its rg runs in it; its
-	// Bash commands, and the baselines, run in sessions of their own.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// In this process's session: with the kernel's autogroup scheduling
+	// a session is a scheduling group, and toold's rg and the bare rg
+	// must share one to compare (a fresh session is slower on a loaded
+	// machine). toold's Bash commands and the bare bash each get a
+	// session of their own.
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}

@@ -122,10 +122,10 @@ func run(bin, pngPath, tree, only string, scale float64, w io.Writer) error {
 		if !r.met {
 			met = "**no**"
 		}
-		if r.target == "(floor of the above)" {
+		if r.target == "(floor of the above)" || r.target == "" {
 			met = ""
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.figure, r.toold, orDash(r.baseline), orDash(r.result), r.target, met)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.figure, r.toold, orDash(r.baseline), orDash(r.result), orDash(r.target), met)
 	}
 	if pngPath != "" {
 		if err := writePNG(pngPath, "toold latency distributions: "+machine, b.dists); err != nil {

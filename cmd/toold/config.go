@@ -43,10 +43,13 @@ type config struct {
 	// values into an object).
 	StrictInputJSON bool
 	// StrictRules refuses permission rules that do not parse.
-	StrictRules       bool
-	PermissionTimeout time.Duration
-	DenialLimit       int
-	DenialWindow      time.Duration
+	StrictRules bool
+	// BareFileRulesCoverFamily: a bare Read/Edit deny or ask covers the
+	// whole family and Bash commands' files.
+	BareFileRulesCoverFamily bool
+	PermissionTimeout        time.Duration
+	DenialLimit              int
+	DenialWindow             time.Duration
 
 	RedisURL       string
 	RedisKeyPrefix string
@@ -62,9 +65,13 @@ type config struct {
 	Runtime runtimeConfig
 	Hooks   hooksConfig
 	Auth    authConfig
+	// Classifier answers the asks of sessions in auto mode.
+	Classifier classifierConfig
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+	Skills     skillsConfig
+	Console    consoleConfig
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
@@ -94,6 +101,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		allowed     = fs.String("allowed-tools", "", "comma-separated allow rules for every session (flagSettings), e.g. \"Bash(git status),Read\"")
 		disallowed  = fs.String("disallowed-tools", "", "comma-separated deny rules for every session (flagSettings)")
 		strictJSON  = fs.Bool("strict-input-json", false, "refuse a call's input_json with a duplicate key or that is not a JSON object (default: read it as Claude Code does, the last duplicate winning)")
+		bareFamily  = fs.Bool("bare-file-rules-cover-family", false, "make a bare Read or Edit deny or ask rule (or Read(*), Edit(*)) cover every tool of its family and the files of Bash commands, as Read(//**) would; by default it is about the tool it names, as in Claude Code, where a bare Read deny leaves Grep, Glob and cat running")
 		strictRules = fs.Bool("strict-rules", false, "refuse a permission rule that does not parse (CreateSession and UpdateSession fail, a bad --settings file stops the server); by default it is ignored with a warning, as Claude Code ignores it")
 		wsSettings  = fs.Bool("read-workspace-settings", false, "read each workspace's .claude/settings.json and settings.local.json (only for trusted workspaces)")
 		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
@@ -109,9 +117,12 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	)
 	sandboxF, runtimeF := addSandboxFlags(fs), addRuntimeFlags(fs)
 	hooksF := addHooksFlags(fs)
+	classifierF := addClassifierFlags(fs)
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
+	skillsF := addSkillsFlags(fs)
 	mcpF := addMCPFlags(fs)
+	consoleF := addConsoleFlags(fs)
 	connF := addConnectionFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
 	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
@@ -142,7 +153,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		Listen: *listen, WorkspaceRoot: *root, LogFormat: *logFormat,
 		MaxToolConcurrency: *concurrency, MaxCallsPerRequest: *maxCalls, ShutdownTimeout: *shutdown,
 		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
-		ReadWorkspaceSettings: *wsSettings, StrictInputJSON: *strictJSON, StrictRules: *strictRules, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
+		ReadWorkspaceSettings: *wsSettings, StrictInputJSON: *strictJSON, StrictRules: *strictRules, BareFileRulesCoverFamily: *bareFamily, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
 		ResultTTL: *resultTTL, CallLease: *callLease, SweepInterval: *sweepEvery,
 		TenantSettings: *tenantDir,
@@ -157,6 +168,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if cfg.Hooks, err = hooksF.config(); err != nil {
 		return nil, err
 	}
+	if cfg.Classifier, err = classifierF.config(); err != nil {
+		return nil, err
+	}
 	if cfg.Auth, err = authF(); err != nil {
 		return nil, err
 	}
@@ -164,6 +178,12 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Skills, err = skillsF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Console, err = consoleF(); err != nil {
 		return nil, err
 	}
 	if cfg.Telemetry, err = telemetryF.config(getenv); err != nil {
@@ -244,6 +264,11 @@ func (c *config) check() error {
 	}
 	if c.StreamKeepalive != 0 && c.StreamKeepalive < minStreamKeepalive {
 		return fmt.Errorf("--stream-keepalive %s: want 0 (none) or %s or more", c.StreamKeepalive, minStreamKeepalive)
+	}
+	if c.Audit.Dest == "" && len(c.Audit.Redact) > 0 && !c.Classifier.enabled() {
+		// The patterns hide secrets in what the audit log and the
+		// classifier are sent; with neither they would do nothing.
+		return fmt.Errorf("--audit-redact needs --audit-log or a classifier")
 	}
 	if err := c.Auth.check(c.Listen); err != nil {
 		return err

@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 			log.Warn("closing the sandbox and background shells", "error", err)
 		}
 	}()
+	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {
 		return err
@@ -122,10 +123,13 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	defer closePools()
 	decider, err := policy.NewEngine(policy.Options{
-		PolicyFile:         cfg.Settings,
-		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
-		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
-		StrictRules:        cfg.StrictRules,
+		PolicyFile:               cfg.Settings,
+		Flag:                     policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
+		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
+		StrictRules:              cfg.StrictRules,
+		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
+		Skills:                   rt.skills,
+		AutoMode:                 cfg.Classifier.enabled(),
 	})
 	if err != nil {
 		return configError{err}
@@ -158,6 +162,19 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer aud.close()
+	cls, err := newClassifier(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	onDecision := aud.onDecision
+	if cls != nil {
+		defer cls.Close()
+		ask.Classifier = cls
+		// The classifier is told each session's recent decisions.
+		onDecision = bothDecisions(aud.onDecision, cls.Observe)
+	}
+	rec := newConsoleRecorder(cfg, st, log)
+	defer rec.close()
 	// A session's deny rules remove tools from its pool (ListTools,
 	// ToolSearch), as Claude Code's filterToolsByDenyRules does.
 	pools.RemoveDenied(func(sess *store.Session, name string) bool {
@@ -165,11 +182,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	})
 	engine, err := exec.NewEngine(exec.Config{
 		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
-		OnDecision:      aud.onDecision,
+		OnDecision:      rec.onDecision(onDecision),
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
 		Tools:           pools,
-		Store:           st,
+		Store:           rec.store(st),
 		Policy:          decider,
 		MaxConcurrency:  cfg.MaxToolConcurrency,
 		InputLimits:     cfg.Limits.Input,
@@ -202,6 +219,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	sessions.SetTenantTrees(cfg.Auth.Mode != auth.ModeNone)
 	sessions.OnDelete(rt.sessionEnded(log))
 	sessions.OnDelete(pools.CloseSession)
+	if cls != nil {
+		sessions.OnDelete(cls.Forget)
+	}
 	if cfg.TenantSettings != "" {
 		sessions.SetTenantSettings(session.SettingsDir(cfg.TenantSettings))
 	}
@@ -231,7 +251,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer closeLimiter()
-	srv, health := server.New(opts, server.NewSessionService(sessions, engine), tools)
+	sessionService := server.NewSessionService(sessions, engine)
+	srv, health := server.New(opts, sessionService, tools)
 	stopHealth, err := serveHealth(ctx, cfg.Auth.HealthListen, server.NewHealthOnly(health), log)
 	if err != nil {
 		return err
@@ -246,6 +267,10 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	stopMCP, err := serveMCP(cfg, opts.Authenticator, engine, sessions, tools, log)
+	if err != nil {
+		return err
+	}
+	stopConsole, err := serveConsole(cfg, opts.Authenticator, opts.TLS, st, sessions, sessionService, log)
 	if err != nil {
 		return err
 	}
@@ -269,6 +294,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		log.Warn("shutdown deadline passed; killing running calls")
 	}
 	stopMCP()
+	stopConsole()
 	killCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := engine.Shutdown(killCtx); err != nil {

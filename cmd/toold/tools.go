@@ -10,8 +10,10 @@ import (
 	"github.com/toold/toold/internal/tools/multiedit"
 	"github.com/toold/toold/internal/tools/notebookedit"
 	"github.com/toold/toold/internal/tools/read"
+	"github.com/toold/toold/internal/tools/skill"
 	"github.com/toold/toold/internal/tools/taskoutput"
 	"github.com/toold/toold/internal/tools/todowrite"
+	"github.com/toold/toold/internal/tools/worktree"
 	"github.com/toold/toold/internal/tools/write"
 )
 
@@ -23,7 +25,7 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
-		read.New(read.Options{}),
+		read.New(rt.read),
 		write.NewWith(rt.files),
 		edit.NewWith(rt.files),
 	}
@@ -37,6 +39,11 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		grep.New(grep.Options{}),
 		todowrite.New(),
 		rt.webfetch,
+		skill.New(rt.skills),
 	)
+	if rt.sessions != nil {
+		enter, exit := worktree.New(rt.worktrees, rt.sessions)
+		tools = append(tools, enter, exit)
+	}
 	return tool.NewRegistry(tools...)
 }

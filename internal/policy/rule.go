@@ -35,6 +35,7 @@ type Rule struct {
 	path   *pathPattern
 	domain *domainPattern
 	param  *paramPattern
+	skill  *skillPattern
 }
 
 // ruleKind says which matcher decides a rule.
@@ -52,6 +53,8 @@ const (
 	// kindParam: Tool(param:value); may also carry a bash pattern when the
 	// text is ambiguous (see parseBashSpec).
 	kindParam
+	// kindSkill: Skill(name) or Skill(prefix:*).
+	kindSkill
 )
 
 // family groups the file tools whose calls Read(path) and Edit(path) rules
@@ -129,6 +132,13 @@ func (p toolPattern) matches(tool string) bool {
 	return tool == p.name
 }
 
+// speaksOfPaths reports whether the rule decides files by their paths: a
+// path rule, or a bare Read or Edit rule that covers its whole family
+// (Options.BareFileRulesCoverFamily).
+func (r *Rule) speaksOfPaths() bool {
+	return r.kind == kindPath || (r.kind == kindTool && r.family != famNone)
+}
+
 // appliesTo reports whether the rule speaks about calls of tool at all; the
 // kind's matcher then decides the call.
 func (r *Rule) appliesTo(tool string) bool {
@@ -146,6 +156,8 @@ func (r *Rule) appliesTo(tool string) bool {
 		return tool == "WebFetch"
 	case kindParam:
 		return r.tool.matches(tool)
+	case kindSkill:
+		return tool == skillTool
 	}
 	return false
 }
@@ -164,6 +176,9 @@ func (r *Rule) matchesWith(q *Query, ct *cmdText) bool {
 	}
 	switch r.kind {
 	case kindTool:
+		if q.PathsOnly && r.family == famNone {
+			return false
+		}
 		// A tool-level Bash allow still never covers what the analyser could
 		// not see or a command that writes files by redirection: see
 		// bashAllowBlocked.
@@ -182,6 +197,8 @@ func (r *Rule) matchesWith(q *Query, ct *cmdText) bool {
 			return true
 		}
 		return r.bash != nil && q.Command != nil && r.bash.matchCommand(ct, r.Behavior, q.Script)
+	case kindSkill:
+		return r.skill.match(q.Input)
 	}
 	return false
 }

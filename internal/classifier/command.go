@@ -10,11 +10,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/toold/toold/internal/procgroup"
 	"github.com/toold/toold/internal/strictjson"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
@@ -78,17 +78,14 @@ func (c *Command) Classify(ctx context.Context, req *tooldv1.ClassifyRequest) (*
 	cmd := exec.CommandContext(runCtx, c.opts.Path, c.opts.Args...)
 	cmd.Env = c.opts.Env
 	cmd.Stdin = bytes.NewReader(payload)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout := &capped{limit: c.opts.MaxOutput, overflow: func() { stop(errOverflow) }}
 	stderr := &capped{limit: c.opts.MaxOutput, overflow: func() { stop(errOverflow) }}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	procgroup.Prepare(cmd, time.Second)
+	if err := procgroup.Start(cmd); err != nil {
 		return nil, fmt.Errorf("could not start %s: %w", c.opts.Path, err)
 	}
-	waitErr := cmd.Wait()
-	killGroup(cmd.Process.Pid)
+	waitErr := procgroup.Wait(cmd)
 	switch cause := context.Cause(runCtx); {
 	case errors.Is(cause, errOverflow):
 		return nil, fmt.Errorf("killed: its output passed %d bytes", c.opts.MaxOutput)
@@ -142,15 +139,6 @@ func (c *Command) Name() string {
 
 // Close has nothing to release: each call's process is gone when it returns.
 func (c *Command) Close() error { return nil }
-
-// killGroup kills the process group pgid; ESRCH means it is already gone.
-func killGroup(pgid int) error {
-	err := syscall.Kill(-pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
-}
 
 // capped keeps up to limit bytes and calls overflow once when more come;
 // later writes are dropped so that the pipe drains until the group dies.

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toold/toold/internal/procgroup"
 	"github.com/toold/toold/internal/sandbox"
 )
 
@@ -69,8 +70,8 @@ func (g *gitRunner) run(ctx context.Context, session string, dirs []string, dir 
 		c := exec.CommandContext(ctx, g.git, argv...)
 		c.Dir, c.Env = dir, env
 		c.Stdout, c.Stderr = &out, &errb
-		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		c.WaitDelay = time.Second
+		// Its own group, which a cancel kills whole.
+		procgroup.Prepare(c, time.Second)
 		cmd = c
 	}
 	if err := cmd.Start(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -35,8 +36,14 @@ type reaper struct {
 	*reaping
 	// wake asks the background sweeper for a sweep; a request made while
 	// one is pending folds into it.
-	wake     chan struct{}
-	stopOnce sync.Once
+	wake chan struct{}
+	// full asks the next background sweep to look for live strays too,
+	// not only for zombies (see sweepAllSoon).
+	full atomic.Bool
+	// wakeMu orders requests with stop: a helper may end (and ask for
+	// a sweep) after the launcher has closed.
+	wakeMu  sync.Mutex
+	stopped bool
 }
 
 // reaping holds the strays that a goroutine waits for, for every reaper of
@@ -63,7 +70,7 @@ func newReaper(kill bool) (*reaper, error) {
 		for range r.wake {
 			// Only zombies are left to reap (see sweepSoon); without one,
 			// reading toold's children costs more than the call did.
-			if zombieChild() {
+			if r.full.Swap(false) || zombieChild() {
 				r.sweep()
 			}
 		}
@@ -78,15 +85,37 @@ func newReaper(kill bool) (*reaper, error) {
 // reaps, and reading toold's children should not hold up the call that
 // ended; it runs only when some child of toold awaits reaping.
 func (r *reaper) sweepSoon() {
+	r.wakeMu.Lock()
+	defer r.wakeMu.Unlock()
+	if r.stopped {
+		return
+	}
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
 }
 
+// sweepAllSoon sweeps in the background whatever children it finds: after
+// a helper has been ended, whose command may have left a process that
+// outlasted the helper's own kills (it gives up after ten seconds) and is
+// now toold's.
+func (r *reaper) sweepAllSoon() {
+	if r == nil {
+		return
+	}
+	r.full.Store(true)
+	r.sweepSoon()
+}
+
 // stop ends the background sweeper.
 func (r *reaper) stop() {
-	r.stopOnce.Do(func() { close(r.wake) })
+	r.wakeMu.Lock()
+	defer r.wakeMu.Unlock()
+	if !r.stopped {
+		r.stopped = true
+		close(r.wake)
+	}
 }
 
 // startRecorded runs start, which starts cmd, and records cmd's process

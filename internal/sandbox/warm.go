@@ -34,6 +34,8 @@ type warmPool struct {
 type warmHelper struct {
 	cmd  *exec.Cmd
 	conn *net.UnixConn
+	// r sweeps after the helper has ended (nil without a subreaper).
+	r *reaper
 	// dead: the helper has exited and been waited for.
 	dead bool
 }
@@ -138,7 +140,7 @@ func (l *Launcher) startHelper() (*warmHelper, error) {
 		procgroup.Wait(cmd)
 		return nil, fmt.Errorf("sandbox: socket for the helper: %w", err)
 	}
-	return &warmHelper{cmd: cmd, conn: conn.(*net.UnixConn)}, nil
+	return &warmHelper{cmd: cmd, conn: conn.(*net.UnixConn), r: l.reaper}, nil
 }
 
 // put returns a helper that has finished a command to the pool, or ends
@@ -168,4 +170,5 @@ func (h *warmHelper) discard() {
 	// An idle helper has no command; its group is itself.
 	procgroup.Kill(h.cmd.Process.Pid)
 	procgroup.Wait(h.cmd)
+	h.r.sweepAllSoon()
 }

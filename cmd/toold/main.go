@@ -130,7 +130,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return configError{err}
 	}
-	hookRunner, settingsWarnings, err := newHooks(cfg, log)
+	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
 	if err != nil {
 		return err
 	}
@@ -163,8 +163,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	pools.RemoveDenied(func(sess *store.Session, name string) bool {
 		return decider.ToolRemoved(exec.RemovalRequest(sess), name)
 	})
+	recorder := telemetry.New(tel.Tracer, tel.Meter)
 	engine, err := exec.NewEngine(exec.Config{
-		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
+		Telemetry:       recorder,
 		OnDecision:      aud.onDecision,
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
@@ -196,7 +197,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	sessions.SetLifecycle(hookLifecycle{hookRunner, log})
+	sessions.SetLifecycle(hookLifecycle{hookRunner, log, recorder.Tracer()})
 	sessions.SetLogger(log)
 	// With authentication each tenant's workspaces live in its own tree.
 	sessions.SetTenantTrees(cfg.Auth.Mode != auth.ModeNone)

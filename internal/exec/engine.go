@@ -51,6 +51,12 @@ type Config struct {
 	Hooks HookRunner
 	// Ask governs permission requests and denial tracking.
 	Ask AskConfig
+	// Asker, when set, answers the calls the policy leaves at ask instead
+	// of PersonAsk: the seam for an automatic judge.
+	Asker Asker
+	// Capabilities are what Policy can do beyond deciding; nil: what it
+	// declares (CapabilitiesOf).
+	Capabilities *PolicyCapabilities
 	// Journal governs exactly-once calls and stored events.
 	Journal JournalConfig
 	// Cancels, when set, carries Cancel's requests to every replica (see
@@ -67,18 +73,15 @@ type Config struct {
 
 // Engine executes batches of tool calls.
 type Engine struct {
-	cfg     Config
-	prepare Handler
-	// checkPrepare is prepare for CheckPermission: deny-removed tools
-	// are looked up as any other.
-	checkPrepare Handler
-	run          Handler
-	files        *workspaceCache
-	active       *activeCalls
-	leases       *leases
-	sessions     *sessionCache
-	owners       *owners
-	cancels      *callCancels
+	cfg Config
+	callPath
+	caps     PolicyCapabilities
+	files    *workspaceCache
+	active   *activeCalls
+	leases   *leases
+	sessions *sessionCache
+	owners   *owners
+	cancels  *callCancels
 	// schemas re-validates input that a hook rewrote.
 	schemas *schemas
 }
@@ -104,29 +107,16 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000), cancels: newCallCancels()}
+	caps := CapabilitiesOf(cfg.Policy)
+	if cfg.Capabilities != nil {
+		caps = *cfg.Capabilities
+	}
+	e := &Engine{cfg: cfg, caps: caps, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000), cancels: newCallCancels()}
 	e.leases = newLeases(e)
 	sch.strictJSON = cfg.StrictInputJSON
 	e.schemas = sch
 
-	// The call path. It has two phases because partitioning a batch needs
-	// every call's parsed input before any call runs:
-	//   prepare: lookup -> validate (schema, coercion, tool.Parse)
-	//   run:     PreToolUse hooks -> policy (+ PermissionRequest hooks)
-	//            -> configured interceptors -> PostToolUse hooks -> the tool
-	// Result shaping (errors become in-band results, caps) follows both.
-	e.prepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
-		e.validateStage(),
-		e.lookupStage(),
-		Validate(sch),
-	)
-	e.checkPrepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
-		e.validateStage(),
-		Lookup(cfg.Registry, cfg.Tools),
-		Validate(sch),
-	)
-	stages := append([]Interceptor{e.PreToolHooks(sch), e.Policy(cfg.Policy)}, cfg.Interceptors...)
-	e.run = Chain(e.runTool, append(stages, e.PostToolHooks(), e.toolStage())...)
+	e.callPath = newCallPath(&e.cfg, sch, caps)
 	return e, nil
 }
 
@@ -331,7 +321,7 @@ func (e *Engine) CancelSession(ctx context.Context, sessionID string) error {
 	err := e.active.cancel(ctx, sessionID, ErrSessionDeleted)
 	e.files.drop(sessionID)
 	e.sessions.drop(sessionID)
-	if f, ok := e.cfg.Policy.(interface{ Forget(string) }); ok {
+	if f := e.caps.Forgetter; f != nil {
 		f.Forget(sessionID)
 	}
 	return err

@@ -120,13 +120,14 @@ func privateDir(base string) (string, error) {
 
 func (t *bashTool) Definition() tool.Definition {
 	if t.shells != nil {
-		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars}
+		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars, Command: true}
 	}
 	return tool.Definition{
 		Name:           "Bash",
 		Description:    description,
 		InputSchema:    inputSchema,
 		MaxResultChars: maxResultChars,
+		Command:        true,
 	}
 }
 

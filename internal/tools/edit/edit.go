@@ -24,9 +24,11 @@ type editTool struct{ policy filestate.Policy }
 
 func (e editTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:        "Edit",
-		Description: fmt.Sprintf(description, readRule[e.policy.RequireRead]),
-		InputSchema: json.RawMessage(inputSchema),
+		Name:         "Edit",
+		Description:  fmt.Sprintf(description, readRule[e.policy.RequireRead]),
+		InputSchema:  json.RawMessage(inputSchema),
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

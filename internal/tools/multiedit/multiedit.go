@@ -25,9 +25,11 @@ type multiEditTool struct{ policy filestate.Policy }
 
 func (multiEditTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:        "MultiEdit",
-		Description: description,
-		InputSchema: json.RawMessage(inputSchema),
+		Name:         "MultiEdit",
+		Description:  description,
+		InputSchema:  json.RawMessage(inputSchema),
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

@@ -25,6 +25,7 @@ func (notebookEditTool) Definition() tool.Definition {
 		Name:        "NotebookEdit",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
+		Paths:       tool.PathsWrite,
 	}
 }
 

@@ -139,6 +139,7 @@ func (t *Tool) Definition() tool.Definition {
 		Name:        "WebFetch",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
+		FetchesURL:  true,
 	}
 }
 

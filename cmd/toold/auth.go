@@ -15,7 +15,6 @@ import (
 	"github.com/toold/toold/internal/ratelimit"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/store"
-	"github.com/toold/toold/internal/store/redisstore"
 )
 
 // authConfig is who may call toold, over what, and how much: the
@@ -184,9 +183,9 @@ func (c authConfig) apply(opts *server.Options, st store.Store, keyPrefix string
 	// settings (the policy's "user" source) have no flags yet: they want a
 	// tenants file beside the token file.
 	limits := ratelimit.Config{Default: ratelimit.Limits{Rate: c.RateLimit, Burst: c.RateBurst, Concurrent: c.MaxConcurrentCalls}}
-	if rs, ok := st.(*redisstore.Store); ok {
-		// Every replica on this Redis shares each tenant's limits.
-		l, err := ratelimit.NewRedis(rs.Client(), limits, ratelimit.RedisOptions{KeyPrefix: keyPrefix, LeaseTTL: c.RateLeaseTTL, Logger: log})
+	if scripts := st.Offers().Scripts; scripts != nil {
+		// Every replica on this store shares each tenant's limits.
+		l, err := ratelimit.NewRedis(scripts, limits, ratelimit.RedisOptions{KeyPrefix: keyPrefix, LeaseTTL: c.RateLeaseTTL, Logger: log})
 		if err != nil {
 			return nil, configError{err}
 		}

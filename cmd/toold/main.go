@@ -144,14 +144,15 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		DenialLimit:  cfg.DenialLimit,
 		DenialWindow: cfg.DenialWindow,
 	}
-	if rs, ok := st.(*redisstore.Store); ok {
+	offers := st.Offers()
+	if offers.Pending != nil {
 		// Any replica may answer a request that another one waits on.
-		ask.Pending = redisPending{rs.Pending(cfg.PermissionTimeout + time.Minute)}
+		ask.Pending = sharedPending{offers.Pending(cfg.PermissionTimeout + time.Minute)}
 	}
 	var cancels exec.CancelBus
-	if rs, ok := st.(*redisstore.Store); ok {
+	if offers.Cancels != nil {
 		// Cancel through any replica reaches the call wherever it runs.
-		cancels = redisCancels{rs.Cancels()}
+		cancels = offers.Cancels
 	}
 	aud, err := openAudit(cfg.Audit, log)
 	if err != nil {
@@ -186,8 +187,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if rc, ok := cancels.(redisCancels); ok {
-		stop, err := rc.c.Subscribe(ctx, func(ref store.CallRef) { engine.CancelLocal(ref) })
+	if offers.Cancels != nil {
+		stop, err := offers.Cancels.Subscribe(ctx, func(ref store.CallRef) { engine.CancelLocal(ref) })
 		if err != nil {
 			return fmt.Errorf("subscribing to cancel requests: %w", err)
 		}
@@ -250,7 +251,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if p, ok := st.(server.Pinger); ok {
+	if p := offers.Pinger; p != nil {
 		go server.WatchHealth(ctx, health, p, 2*time.Second, log)
 	}
 

@@ -47,15 +47,21 @@ func (r hookReporter) report(ctx context.Context, c *Call, reports []hooks.Repor
 	}
 }
 
-// RecordHookRun writes one hook run to the log (one line) and to the trace
+// RecordHookRun writes one hook run to the log (one line, at a level by
+// its outcome) and to the trace
 // (one span of tracer, timed by the run itself, under ctx's span; a nil
 // tracer records none). Session hooks and async hooks, which have no call
 // stream, are recorded with it too.
 func RecordHookRun(ctx context.Context, log *slog.Logger, tracer trace.Tracer, r hooks.Report, attrs ...slog.Attr) {
 	failed := r.Status == hooks.StatusFailed || r.Status == hooks.StatusTimedOut
-	level := slog.LevelInfo
-	if failed {
+	// Failures and refusals are worth a line at INFO; a hook that ran
+	// and let the call be is DEBUG, as a call that succeeded is.
+	level := slog.LevelDebug
+	switch {
+	case failed:
 		level = slog.LevelWarn
+	case r.Status == hooks.StatusBlocked || r.Status == hooks.StatusNonBlocking || r.Decision == "deny":
+		level = slog.LevelInfo
 	}
 	if log.Enabled(ctx, level) {
 		attrs = append(attrs,

@@ -128,7 +128,9 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 // handler, around all of them, so its spans cover the whole call.
 //
 //  1. logging: one line per finished RPC with its code and duration; being
-//     outermost, it also logs what recovery turned into Internal.
+//     outermost, it also logs what recovery turned into Internal. Errors
+//     and RPCs slower than slowRPC are logged at INFO or above, the rest
+//     at DEBUG (see rpcLevel): a busy server writes no line per call.
 //  2. recovery: a panic in anything below becomes Internal and the server
 //     keeps serving; the stack goes to the log, never to the client.
 //  3. auth (through selector): every method but grpc.health.v1 (probes
@@ -148,9 +150,13 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     ResourceExhausted with a RetryInfo. A pass-through without a Limiter.
 func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	lg := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
-		log.Log(ctx, slog.Level(lvl), msg, fields...)
+		level := slog.Level(lvl)
+		if level < slog.LevelInfo && slowFields(fields) {
+			level = slog.LevelInfo
+		}
+		log.Log(ctx, level, msg, fields...)
 	})
-	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
+	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall), logging.WithLevels(rpcLevel)}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		id := errorID()
 		log.ErrorContext(ctx, "panic in gRPC handler", "error_id", id, "panic", p, "stack", string(debug.Stack()))

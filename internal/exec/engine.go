@@ -135,18 +135,34 @@ func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, 
 	if err := e.checkOwner(ctx, sessionID); err != nil {
 		return err
 	}
+	var prep *prepared
 	if sess := e.sessions.get(sessionID); sess != nil {
-		rest, err := e.unclaimed(ctx, sess, reqs, sink)
+		rest, p, err := e.unclaimed(ctx, sess, reqs, sink)
 		if err != nil || len(rest) == 0 {
 			return err
 		}
-		reqs = rest
+		reqs, prep = rest, p
 	}
-	return e.claimed(ctx, sessionID, reqs, sink)
+	return e.claimed(ctx, sessionID, reqs, sink, prep)
 }
 
-// claimed runs a batch the regular way: claim, then run or follow.
-func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, sink Sink) error {
+// prepared is a batch whose calls were prepared (looked up, validated,
+// parsed, analysed) on a session as it was at ETag sess.ETag.
+type prepared struct {
+	sess  *store.Session
+	calls []*Call
+	errs  []error
+}
+
+// reusable reports whether the preparation still holds for sess: the
+// session has not changed since (its rules, its tools, its directories).
+func (p *prepared) reusable(sess *store.Session) bool {
+	return p != nil && p.sess.ETag != "" && p.sess.ETag == sess.ETag && p.sess.ID == sess.ID
+}
+
+// claimed runs a batch the regular way: claim, then run or follow. prep,
+// when it holds for the claimed session, is the batch already prepared.
+func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, sink Sink, prep *prepared) error {
 	owner := e.newOwner()
 	claims := make([]store.Claim, len(reqs))
 	for i, r := range reqs {
@@ -168,9 +184,17 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 
 	calls := make([]*Call, len(reqs))
 	prepErr := make([]error, len(reqs))
+	reuse := prep.reusable(sess) && len(prep.calls) == len(reqs)
 	for i, r := range reqs {
-		c := &Call{Request: r, Session: sess, Files: files, Sink: sink}
-		_, prepErr[i] = e.prepare(ctx, c)
+		var c *Call
+		if reuse {
+			// Prepared once already, on this very session.
+			c, prepErr[i] = prep.calls[i], prep.errs[i]
+			c.Session, c.Files, c.Sink, c.unclaimed = sess, files, sink, false
+		} else {
+			c = &Call{Request: r, Session: sess, Files: files, Sink: sink}
+			_, prepErr[i] = e.prepare(ctx, c)
+		}
 		calls[i] = c
 		if claimed[i].Owned() {
 			ref := store.CallRef{SessionID: sessionID, ToolUseID: r.ToolUseID}

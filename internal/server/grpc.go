@@ -151,7 +151,13 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	lg := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
 		level := slog.Level(lvl)
-		if level < slog.LevelInfo && slowFields(fields) {
+		if level < slog.LevelInfo && !log.Enabled(ctx, level) {
+			// Only a slow RPC's line is wanted now.
+			if !log.Enabled(ctx, slog.LevelInfo) || !slowFields(fields) {
+				return
+			}
+			level = slog.LevelInfo
+		} else if level < slog.LevelInfo && slowFields(fields) {
 			level = slog.LevelInfo
 		}
 		log.Log(ctx, level, msg, fields...)

@@ -122,10 +122,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	defer closePools()
 	decider, err := policy.NewEngine(policy.Options{
-		PolicyFile:         cfg.Settings,
-		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
-		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
-		StrictRules:        cfg.StrictRules,
+		PolicyFile:               cfg.Settings,
+		Flag:                     policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
+		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
+		StrictRules:              cfg.StrictRules,
+		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
 	})
 	if err != nil {
 		return configError{err}

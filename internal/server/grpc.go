@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -103,6 +104,11 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		grpc.MaxRecvMsgSize(opts.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(opts.MaxSendMsgSize),
 		grpc.MaxConcurrentStreams(1024),
+		// Streams start on long-lived workers whose stacks have grown to
+		// what a call needs, rather than on a new goroutine that grows its
+		// stack again for every call; when all are busy (long calls), a
+		// stream gets its own goroutine as without workers.
+		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))),
 		grpc.MaxHeaderListSize(1<<20),
 		grpc.ConnectionTimeout(20*time.Second),
 		// Orchestrators hold long Execute streams and may ping while idle;

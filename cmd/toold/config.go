@@ -68,6 +68,7 @@ type config struct {
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+	Console    consoleConfig
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
@@ -116,6 +117,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
 	mcpF := addMCPFlags(fs)
+	consoleF := addConsoleFlags(fs)
 	connF := addConnectionFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
 	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
@@ -168,6 +170,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Console, err = consoleF(); err != nil {
 		return nil, err
 	}
 	if cfg.Telemetry, err = telemetryF.config(getenv); err != nil {

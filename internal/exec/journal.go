@@ -120,8 +120,9 @@ func (j journaled) EncodeEvent() []byte {
 	return data
 }
 
-// storedEvent is a journal entry as an event.
-func storedEvent(se store.CallEvent) (Event, error) {
+// StoredEvent is a journal entry as an event: the event itself when the
+// store kept it as a value, else its bytes decoded.
+func StoredEvent(se store.CallEvent) (Event, error) {
 	if j, ok := se.Value.(journaled); ok {
 		return j.ev, nil
 	}

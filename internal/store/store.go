@@ -154,4 +154,5 @@ type Store interface {
 	Close() error
 
 	Journal
+	Board
 }

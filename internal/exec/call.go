@@ -93,7 +93,12 @@ func (c *Call) Cwd() string {
 // PolicyRequest is what the decider sees of the call.
 func (c *Call) PolicyRequest() policy.Request {
 	s := c.Session
+	isolated := ""
+	if s.Worktree != "" {
+		isolated = s.Workspace
+	}
 	return policy.Request{
+		Isolated:  isolated,
 		SessionID: s.ID,
 		Tool:      c.ToolName(),
 		Input:     c.Input,
@@ -102,7 +107,7 @@ func (c *Call) PolicyRequest() policy.Request {
 		ReadOnly:  c.Invocation.Traits().ReadOnly,
 		Mode:      s.Mode,
 		Cwd:       c.Cwd(),
-		Workspace: s.Workspace,
+		Workspace: s.Root(),
 		Dirs:      c.Files.Dirs(),
 		Rules:     session.SessionRules(s),
 		Revision:  s.Revision,

@@ -63,5 +63,5 @@ func CapabilitiesOf(d policy.Decider) PolicyCapabilities {
 
 // RemovalRequest is what a ToolRemover needs of a session.
 func RemovalRequest(s *store.Session) policy.Request {
-	return policy.Request{SessionID: s.ID, Workspace: s.Workspace, Rules: session.SessionRules(s), Revision: s.Revision}
+	return policy.Request{SessionID: s.ID, Workspace: s.Root(), Rules: session.SessionRules(s), Revision: s.Revision}
 }

@@ -11,9 +11,11 @@ import (
 //	prepare: lookup -> validate (schema, coercion, tool.Parse, the shell
 //	         analysis of a command)                 [stage_lookup.go, stage_validate.go]
 //	run:     PreToolUse hooks                       [stage_prehooks.go]
-//	         -> policy: rules + the hooks' verdict, denial tracking;
-//	            an ask goes to the Asker (PermissionRequest hooks, then
-//	            a person)                           [stage_policy.go, stage_ask.go, stage_denials.go]
+//	         -> policy: rules + the hooks' verdict, auto mode's
+//	            classifier, denial tracking; an ask goes to the Asker
+//	            (PermissionRequest hooks, then a person)
+//	                                                [stage_policy.go, auto_mode.go,
+//	                                                 stage_ask.go, stage_denials.go]
 //	         -> configured interceptors (audit, quotas)
 //	         -> PostToolUse hooks                   [stage_posthooks.go]
 //	         -> the tool                            [stage_tool.go]
@@ -41,12 +43,12 @@ func newCallPath(cfg *Config, sch *schemas, caps PolicyCapabilities) callPath {
 		asks = PersonAsk{
 			Pending: cfg.Ask.Pending, Timeout: cfg.Ask.Timeout, Denials: denials,
 			Hooks: cfg.Hooks, Report: report, Schemas: sch, Decider: cfg.Policy,
-			Sessions: cfg.Store, Rules: caps.Rules, Logger: cfg.Logger,
+			Sessions: cfg.Store, Rules: caps.Rules, Classifier: cfg.Ask.Classifier, Logger: cfg.Logger,
 		}
 	}
 	run := []Stage{
 		PreHooksStage{Hooks: cfg.Hooks, Schemas: sch, Report: report},
-		PolicyStage{Decider: cfg.Policy, Asks: asks, Denials: denials, Telemetry: cfg.Telemetry, OnDecision: cfg.OnDecision},
+		PolicyStage{Decider: cfg.Policy, Classifier: cfg.Ask.Classifier, Asks: asks, Denials: denials, Telemetry: cfg.Telemetry, OnDecision: cfg.OnDecision},
 	}
 	for _, ic := range cfg.Interceptors {
 		run = append(run, ic)

@@ -39,7 +39,9 @@ type PersonAsk struct {
 	// Sessions stores remembered rules; Rules checks a hook's before.
 	Sessions SessionUpdater
 	Rules    RuleChecker
-	Logger   *slog.Logger
+	// Classifier, in auto mode, hears how the person answered.
+	Classifier Classifier
+	Logger     *slog.Logger
 }
 
 func (a PersonAsk) Ask(ctx context.Context, c *Call, dec policy.Decision, next Handler) (*tool.Result, error) {
@@ -60,8 +62,10 @@ func (a PersonAsk) Ask(ctx context.Context, c *Call, dec policy.Decision, next H
 		return nil, ctx.Err()
 	case <-timer.C:
 		a.Denials.record(ctx, c)
+		answered(ctx, a.Classifier, c, false)
 		return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: nobody answered the permission request within %s.", c.ToolName(), a.Timeout)
 	case ans := <-answers:
+		answered(ctx, a.Classifier, c, ans.Allow)
 		if !ans.Allow {
 			a.Denials.record(ctx, c)
 			text := refusalOf(c, c.Cwd()).hostDeniedText(dec, askedByRule(dec), ans.Message)
@@ -146,7 +150,7 @@ func (a PersonAsk) applyPermissionUpdates(ctx context.Context, c *Call, updates 
 	_, err := a.Sessions.UpdateSession(context.WithoutCancel(ctx), c.Session.ID, func(s *store.Session) error {
 		r := &s.SessionRules
 		r.Allow, r.Deny, r.Ask = union(r.Allow, u.Allow), union(r.Deny, u.Deny), union(r.Ask, u.Ask)
-		return a.Rules.Check(s.Workspace, policy.SessionRules{
+		return a.Rules.Check(s.Root(), policy.SessionRules{
 			CLIArg:  policy.Settings{Allow: s.Allow, Deny: s.Deny, Ask: s.Ask},
 			User:    policy.Settings{Allow: s.User.Allow, Deny: s.User.Deny, Ask: s.User.Ask},
 			Session: policy.Settings{Allow: r.Allow, Deny: r.Deny, Ask: r.Ask},

@@ -25,6 +25,9 @@ type AskConfig struct {
 	DenialLimit  int
 	DenialWindow time.Duration
 	Now          func() time.Time
+	// Classifier, when set, answers the asks of sessions in auto mode
+	// before a person is asked (auto_mode.go).
+	Classifier Classifier
 }
 
 func (a *AskConfig) defaults() {
@@ -51,13 +54,15 @@ type Asker interface {
 }
 
 // PolicyStage asks the decider whether the call may run, combines the
-// answer with the PreToolUse hooks' (Call.PreHook), applies denial
-// tracking to an ask, reports the decision, and then runs the call, hands
-// an ask to Asks, or refuses it in Claude Code's words.
+// answer with the PreToolUse hooks' (Call.PreHook), puts an ask in auto
+// mode to the Classifier, applies denial tracking to what still asks,
+// reports the decision, and then runs the call, hands an ask to Asks, or
+// refuses it in Claude Code's words.
 type PolicyStage struct {
-	Decider policy.Decider
-	Asks    Asker
-	Denials DenialTracking
+	Decider    policy.Decider
+	Classifier Classifier
+	Asks       Asker
+	Denials    DenialTracking
 	// Telemetry and OnDecision (the audit log) are told every decision.
 	Telemetry  *telemetry.Recorder
 	OnDecision func(ctx context.Context, c *Call, dec policy.Decision)
@@ -78,6 +83,10 @@ func (p PolicyStage) Handle(ctx context.Context, c *Call, next Handler) (*tool.R
 			st.End(pctx, "")
 			return nil, errNeedsClaim
 		}
+		dec = autoMode(pctx, p.Classifier, c, dec)
+	}
+	if dec.Behavior == policy.Ask {
+		asked = dec
 		dec = p.Denials.limit(pctx, c, dec)
 		limited = dec.Behavior != policy.Ask
 	}
@@ -98,7 +107,7 @@ func (p PolicyStage) Handle(ctx context.Context, c *Call, next Handler) (*tool.R
 			// text).
 			text = r.askText(asked, askedByRule(asked))
 		case p.askedInDontAsk(pctx, c, dec):
-			text = r.dontAskText()
+			text = r.dontAskText(dec)
 		default:
 			text = r.denyText(dec)
 		}

@@ -56,6 +56,22 @@ type Definition struct {
 	// MCP: the tool is an MCP server's; a PostToolUse hook replaces its
 	// output with updatedMCPToolOutput.
 	MCP bool
+	// Classifier is what auto mode's classifier sees of a call's input
+	// (Claude Code's toAutoClassifierInput). The zero value passes the
+	// whole input with long strings cut.
+	Classifier ClassifierInput
+}
+
+// ClassifierInput declares what of a call's input the classifier sees.
+type ClassifierInput struct {
+	// Fields are the input keys passed as they are (strings cut to a
+	// bounded length); an empty list with no Excerpts passes every key.
+	Fields []string
+	// Excerpts are input keys passed as a bounded excerpt of their text
+	// (a non-string value as its JSON): the content of a change.
+	Excerpts []string
+	// Cwd adds the call's working directory as "cwd".
+	Cwd bool
 }
 
 // PathUse says what a tool does with the path it names.

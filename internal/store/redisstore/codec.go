@@ -30,6 +30,8 @@ type wireSession struct {
 	Revision       int64             `json:"revision"`
 	Tenant         string            `json:"tenant,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
+	Worktree       string            `json:"worktree,omitempty"`
+	WorktreeGitDir string            `json:"worktree_git_dir,omitempty"`
 }
 
 type wireRules struct {
@@ -88,6 +90,8 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		Revision:       s.Revision,
 		Tenant:         s.Tenant,
 		Env:            s.Env,
+		Worktree:       s.Worktree,
+		WorktreeGitDir: s.WorktreeGitDir,
 	})
 }
 
@@ -115,6 +119,8 @@ func decodeSession(b []byte) (*store.Session, error) {
 		Revision:       w.Revision,
 		Tenant:         w.Tenant,
 		Env:            w.Env,
+		Worktree:       w.Worktree,
+		WorktreeGitDir: w.WorktreeGitDir,
 		ETag:           etag(b),
 	}, nil
 }

@@ -25,9 +25,11 @@ type multiEditTool struct{ policy filestate.Policy }
 
 func (multiEditTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:         "MultiEdit",
-		Description:  description,
-		InputSchema:  json.RawMessage(inputSchema),
+		Name:        "MultiEdit",
+		Description: description,
+		InputSchema: json.RawMessage(inputSchema),
+		// Auto mode's classifier sees the path and an excerpt of the change.
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"edits"}},
 		Paths:        tool.PathsWrite,
 		PathDenyText: true,
 	}

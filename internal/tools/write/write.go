@@ -25,9 +25,11 @@ type writeTool struct{ policy filestate.Policy }
 
 func (w writeTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:         "Write",
-		Description:  fmt.Sprintf(description, readRule[w.policy.RequireRead]),
-		InputSchema:  json.RawMessage(inputSchema),
+		Name:        "Write",
+		Description: fmt.Sprintf(description, readRule[w.policy.RequireRead]),
+		InputSchema: json.RawMessage(inputSchema),
+		// Auto mode's classifier sees the path and an excerpt of the change.
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"content"}},
 		Paths:        tool.PathsWrite,
 		PathDenyText: true,
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/toold/toold/internal/ratelimit"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/store"
-	"github.com/toold/toold/internal/store/redisstore"
 )
 
 // authConfig is who may call toold, over what, and how much: the
@@ -190,9 +189,13 @@ func (c authConfig) apply(opts *server.Options, st store.Store, keyPrefix string
 		// No limit unless the operator sets one.
 		return closeLimiter, nil
 	}
-	if rs, ok := st.(*redisstore.Store); ok {
-		// Every replica on this Redis shares each tenant's limits.
-		l, err := ratelimit.NewRedis(rs.Client(), limits, ratelimit.RedisOptions{KeyPrefix: keyPrefix, LeaseTTL: c.RateLeaseTTL, Logger: log})
+	var offers store.Offers
+	if st != nil {
+		offers = st.Offers()
+	}
+	if scripts := offers.Scripts; scripts != nil {
+		// Every replica on this store shares each tenant's limits.
+		l, err := ratelimit.NewRedis(scripts, limits, ratelimit.RedisOptions{KeyPrefix: keyPrefix, LeaseTTL: c.RateLeaseTTL, Logger: log})
 		if err != nil {
 			return nil, configError{err}
 		}

@@ -134,7 +134,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return configError{err}
 	}
-	hookRunner, settingsWarnings, err := newHooks(cfg, log)
+	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
 	if err != nil {
 		return err
 	}
@@ -148,14 +148,15 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		DenialLimit:  cfg.DenialLimit,
 		DenialWindow: cfg.DenialWindow,
 	}
-	if rs, ok := st.(*redisstore.Store); ok {
+	offers := st.Offers()
+	if offers.Pending != nil {
 		// Any replica may answer a request that another one waits on.
-		ask.Pending = redisPending{rs.Pending(cfg.PermissionTimeout + time.Minute)}
+		ask.Pending = sharedPending{offers.Pending(cfg.PermissionTimeout + time.Minute)}
 	}
 	var cancels exec.CancelBus
-	if rs, ok := st.(*redisstore.Store); ok {
+	if offers.Cancels != nil {
 		// Cancel through any replica reaches the call wherever it runs.
-		cancels = redisCancels{rs.Cancels()}
+		cancels = offers.Cancels
 	}
 	aud, err := openAudit(cfg.Audit, log)
 	if err != nil {
@@ -180,8 +181,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	pools.RemoveDenied(func(sess *store.Session, name string) bool {
 		return decider.ToolRemoved(exec.RemovalRequest(sess), name)
 	})
+	recorder := telemetry.New(tel.Tracer, tel.Meter)
 	engine, err := exec.NewEngine(exec.Config{
-		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
+		Telemetry:       recorder,
 		OnDecision:      rec.onDecision(onDecision),
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
@@ -202,8 +204,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if rc, ok := cancels.(redisCancels); ok {
-		stop, err := rc.c.Subscribe(ctx, func(ref store.CallRef) { engine.CancelLocal(ref) })
+	if offers.Cancels != nil {
+		stop, err := offers.Cancels.Subscribe(ctx, func(ref store.CallRef) { engine.CancelLocal(ref) })
 		if err != nil {
 			return fmt.Errorf("subscribing to cancel requests: %w", err)
 		}
@@ -213,7 +215,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	sessions.SetLifecycle(hookLifecycle{hookRunner, log})
+	sessions.SetLifecycle(hookLifecycle{hookRunner, log, recorder.Tracer()})
 	sessions.SetLogger(log)
 	// With authentication each tenant's workspaces live in its own tree.
 	sessions.SetTenantTrees(cfg.Auth.Mode != auth.ModeNone)
@@ -274,7 +276,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if p, ok := st.(server.Pinger); ok {
+	if p := offers.Pinger; p != nil {
 		go server.WatchHealth(ctx, health, p, 2*time.Second, log)
 	}
 

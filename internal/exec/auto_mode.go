@@ -23,8 +23,8 @@ type AnswerObserver interface {
 }
 
 // answered tells the classifier how a person answered.
-func (e *Engine) answered(ctx context.Context, c *Call, allowed bool) {
-	if o, ok := e.cfg.Ask.Classifier.(AnswerObserver); ok && c.Session.Mode == "auto" {
+func answered(ctx context.Context, cl Classifier, c *Call, allowed bool) {
+	if o, ok := cl.(AnswerObserver); ok && c.Session.Mode == "auto" {
 		o.Answered(ctx, c, allowed)
 	}
 }
@@ -34,8 +34,7 @@ func (e *Engine) answered(ctx context.Context, c *Call, allowed bool) {
 // have decided, so it never sees a deny; and an ask that an explicit ask
 // rule or a hook raised wants a person by name, so it is not put to the
 // classifier either.
-func (e *Engine) autoMode(ctx context.Context, c *Call, dec policy.Decision) policy.Decision {
-	cl := e.cfg.Ask.Classifier
+func autoMode(ctx context.Context, cl Classifier, c *Call, dec policy.Decision) policy.Decision {
 	if cl == nil || dec.Behavior != policy.Ask || c.Session.Mode != "auto" {
 		return dec
 	}

@@ -59,6 +59,8 @@ func TestAutoModeOrder(t *testing.T) {
 	})
 	fc := &fakeClassifier{}
 	h.engine.cfg.Ask.Classifier = fc
+	// The call path is built with the engine: build it again with the classifier.
+	h.engine.callPath = newCallPath(&h.engine.cfg, h.engine.schemas, h.engine.caps)
 	sink := h.run(t, false,
 		bashCall("rule-deny", "curl https://example.com"),
 		bashCall("rule-ask", "git push origin main"),
@@ -108,6 +110,8 @@ func TestClassifierOnlyInAutoMode(t *testing.T) {
 	h := newHookHarness(t, func(*hookHarness) string { return `{}` }, func(s *store.Session) { s.Mode = "default" })
 	fc := &fakeClassifier{}
 	h.engine.cfg.Ask.Classifier = fc
+	// The call path is built with the engine: build it again with the classifier.
+	h.engine.callPath = newCallPath(&h.engine.cfg, h.engine.schemas, h.engine.caps)
 	sink := h.run(t, false, bashCall("a", "touch made"))
 	if len(fc.commands()) != 0 || !sink.asked("a") || exists(h.dir, "made") {
 		t.Fatalf("default mode consulted the classifier: %q", fc.commands())

@@ -179,6 +179,8 @@ type Store interface {
 	// GetBlob returns a value a call stored under key (Effects.Blobs), and
 	// whether there is one. Blobs live and die with their session.
 	GetBlob(ctx context.Context, id, key string) ([]byte, bool, error)
+	// Offers says what else the store can do (see Offers).
+	Offers() Offers
 	// Close releases the backend. It is called last at shutdown.
 	Close() error
 

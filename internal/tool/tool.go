@@ -32,6 +32,30 @@ type Definition struct {
 	// property path, "[]" standing for an array's items, a space and the
 	// keyword: "todos[].content minLength".
 	InputMessages map[string]string
+
+	// What the engine must know about a tool is declared here, never
+	// recognised by its name.
+
+	// Command: the tool runs the shell command line of its "command"
+	// input. The engine analyses the line once for the policy, the hooks'
+	// `if` filters and the tool; refusals name the line; hooks see the
+	// output in Claude Code's Bash shape ({stdout, stderr, ...}); a run
+	// counts as a running process.
+	Command bool
+	// Paths is what the tool does with the path it names (file_path,
+	// notebook_path, or path defaulting to the cwd): refusals name it.
+	Paths PathUse
+	// PathDenyText: a deny rule on the tool's path is refused with Claude
+	// Code's "File is in a directory that is denied" text.
+	PathDenyText bool
+	// ListsPaths: the tool lists or searches paths it was not named, so it
+	// gets Env.Hidden (the paths Read deny rules cover).
+	ListsPaths bool
+	// FetchesURL: a deny rule's refusal names the rule's domain.
+	FetchesURL bool
+	// MCP: the tool is an MCP server's; a PostToolUse hook replaces its
+	// output with updatedMCPToolOutput.
+	MCP bool
 	// Classifier is what auto mode's classifier sees of a call's input
 	// (Claude Code's toAutoClassifierInput). The zero value passes the
 	// whole input with long strings cut.
@@ -49,6 +73,15 @@ type ClassifierInput struct {
 	// Cwd adds the call's working directory as "cwd".
 	Cwd bool
 }
+
+// PathUse says what a tool does with the path it names.
+type PathUse int
+
+const (
+	PathsNone  PathUse = iota
+	PathsRead          // reads, lists or searches it
+	PathsWrite         // creates or changes it
+)
 
 // Tool is one callable tool.
 type Tool interface {

@@ -9,19 +9,17 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/toold/toold/internal/store"
 )
 
 // ErrNoPending: no replica waits for that permission request (answered
 // already, timed out, its call was cancelled, or the ids are invalid).
-var ErrNoPending = errors.New("no pending permission request")
+var ErrNoPending = store.ErrNoPending
 
 // Answer is the answer to a permission request, as published to the
 // replica that waits for it.
-type Answer struct {
-	Allow      bool   `json:"allow"`
-	ForSession bool   `json:"for_session"`
-	Message    string `json:"message,omitempty"`
-}
+type Answer = store.Answer
 
 // Pending lets a permission request that waits on one replica be answered
 // through any replica. Keys, in the hash tag of the session:

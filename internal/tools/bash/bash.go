@@ -120,7 +120,7 @@ func privateDir(base string) (string, error) {
 
 func (t *bashTool) Definition() tool.Definition {
 	if t.shells != nil {
-		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars, Classifier: classifierInput}
+		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars, Command: true, Classifier: classifierInput}
 	}
 	return tool.Definition{
 		Name:           "Bash",
@@ -128,6 +128,7 @@ func (t *bashTool) Definition() tool.Definition {
 		InputSchema:    inputSchema,
 		MaxResultChars: maxResultChars,
 		Classifier:     classifierInput,
+		Command:        true,
 	}
 }
 

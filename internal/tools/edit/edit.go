@@ -28,7 +28,9 @@ func (e editTool) Definition() tool.Definition {
 		Description: fmt.Sprintf(description, readRule[e.policy.RequireRead]),
 		InputSchema: json.RawMessage(inputSchema),
 		// Auto mode's classifier sees the path and an excerpt of the change.
-		Classifier: tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"old_string", "new_string"}},
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"old_string", "new_string"}},
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

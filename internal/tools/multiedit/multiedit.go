@@ -29,7 +29,9 @@ func (multiEditTool) Definition() tool.Definition {
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
 		// Auto mode's classifier sees the path and an excerpt of the change.
-		Classifier: tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"edits"}},
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"edits"}},
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

@@ -141,6 +141,7 @@ func (t *Tool) Definition() tool.Definition {
 		InputSchema: json.RawMessage(inputSchema),
 		// Auto mode's classifier judges where the fetch goes.
 		Classifier: tool.ClassifierInput{Fields: []string{"url"}},
+		FetchesURL: true,
 	}
 }
 

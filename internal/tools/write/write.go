@@ -29,7 +29,9 @@ func (w writeTool) Definition() tool.Definition {
 		Description: fmt.Sprintf(description, readRule[w.policy.RequireRead]),
 		InputSchema: json.RawMessage(inputSchema),
 		// Auto mode's classifier sees the path and an excerpt of the change.
-		Classifier: tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"content"}},
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"content"}},
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

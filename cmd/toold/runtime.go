@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
 	"github.com/toold/toold/internal/tools/webfetch"
 	"github.com/toold/toold/internal/workspace"
@@ -110,6 +111,8 @@ type toolRuntime struct {
 	webfetch *webfetch.Tool
 	files    filestate.Policy
 	multi    bool
+	// delegated are the tools the orchestrator completes, if offered.
+	delegated []tool.Tool
 	// bashTimeoutKills: Options.TimeoutKills of the Bash tool.
 	bashTimeoutKills bool
 }
@@ -125,7 +128,7 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		return nil, err
 	}
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
-		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit,
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, delegated: cfg.Delegate.tools(),
 		bashTimeoutKills: cfg.Runtime.BashTimeoutKills}, nil
 }
 

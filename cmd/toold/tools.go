@@ -38,5 +38,6 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		todowrite.New(),
 		rt.webfetch,
 	)
+	tools = append(tools, rt.delegated...)
 	return tool.NewRegistry(tools...)
 }

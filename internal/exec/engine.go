@@ -51,6 +51,8 @@ type Config struct {
 	Hooks HookRunner
 	// Ask governs permission requests and denial tracking.
 	Ask AskConfig
+	// Delegate governs the calls the orchestrator completes.
+	Delegate DelegateConfig
 	// Journal governs exactly-once calls and stored events.
 	Journal JournalConfig
 	// Cancels, when set, carries Cancel's requests to every replica (see
@@ -99,6 +101,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	cfg.InputLimits = cfg.InputLimits.WithDefaults()
 	cfg.Ask.defaults()
+	cfg.Delegate.defaults(cfg.Ask.Pending)
 	cfg.Journal.defaults()
 	sch, err := compileSchemas(cfg.Registry, cfg.InputLimits)
 	if err != nil {

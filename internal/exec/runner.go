@@ -23,6 +23,9 @@ func (e *Engine) runTool(ctx context.Context, c *Call) (*tool.Result, error) {
 		Progress:  progressSink{id: c.ToolUseID, sink: c.Sink},
 	}
 	env.Hidden = e.hidden(c, env.Cwd)
+	if c.Def.Delegated {
+		return e.delegated(ctx, c, env)
+	}
 	return c.Invocation.Run(ctx, env)
 }
 

@@ -32,6 +32,9 @@ type Definition struct {
 	// property path, "[]" standing for an array's items, a space and the
 	// keyword: "todos[].content minLength".
 	InputMessages map[string]string
+	// Delegated tools are completed by the orchestrator, not run by
+	// toold: their invocations implement Delegator (see delegate.go).
+	Delegated bool
 }
 
 // Tool is one callable tool.

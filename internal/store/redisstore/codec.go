@@ -30,6 +30,10 @@ type wireSession struct {
 	Revision       int64             `json:"revision"`
 	Tenant         string            `json:"tenant,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
+	Parent         string            `json:"parent,omitempty"`
+	AgentType      string            `json:"agent_type,omitempty"`
+	AgentDesc      string            `json:"agent_description,omitempty"`
+	Children       wireList          `json:"children,omitempty"`
 }
 
 type wireRules struct {
@@ -88,6 +92,10 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		Revision:       s.Revision,
 		Tenant:         s.Tenant,
 		Env:            s.Env,
+		Parent:         s.Parent,
+		AgentType:      s.AgentType,
+		AgentDesc:      s.AgentDescription,
+		Children:       s.Children,
 	})
 }
 
@@ -101,21 +109,25 @@ func decodeSession(b []byte) (*store.Session, error) {
 		return nil, fmt.Errorf("decode session: %w", err)
 	}
 	return &store.Session{
-		ID:             w.ID,
-		Workspace:      w.Workspace,
-		Mode:           w.Mode,
-		Allow:          w.Allow,
-		Deny:           w.Deny,
-		Ask:            w.Ask,
-		AdditionalDirs: w.AdditionalDirs,
-		Cwd:            w.Cwd,
-		CreatedAt:      created,
-		User:           w.User.rules(),
-		SessionRules:   w.SessionRules.rules(),
-		Revision:       w.Revision,
-		Tenant:         w.Tenant,
-		Env:            w.Env,
-		ETag:           etag(b),
+		ID:               w.ID,
+		Workspace:        w.Workspace,
+		Mode:             w.Mode,
+		Allow:            w.Allow,
+		Deny:             w.Deny,
+		Ask:              w.Ask,
+		AdditionalDirs:   w.AdditionalDirs,
+		Cwd:              w.Cwd,
+		CreatedAt:        created,
+		User:             w.User.rules(),
+		SessionRules:     w.SessionRules.rules(),
+		Revision:         w.Revision,
+		Tenant:           w.Tenant,
+		Env:              w.Env,
+		Parent:           w.Parent,
+		AgentType:        w.AgentType,
+		AgentDescription: w.AgentDesc,
+		Children:         w.Children,
+		ETag:             etag(b),
 	}, nil
 }
 

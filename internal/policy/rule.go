@@ -35,6 +35,8 @@ type Rule struct {
 	path   *pathPattern
 	domain *domainPattern
 	param  *paramPattern
+	// agentType: an Agent(type) rule (rule_agent.go).
+	agentType bool
 }
 
 // ruleKind says which matcher decides a rule.

@@ -67,6 +67,9 @@ type Delegation struct {
 	ParentSessionID string
 	Agents          []tool.Agent
 	Timeout         time.Duration
+	// AdditionalContext is what the SubagentStart hooks add to the
+	// subagent's context.
+	AdditionalContext []string
 }
 
 // ErrNoDelegatedCall: no call of the session waits for CompleteCall under
@@ -112,15 +115,18 @@ func (e *Engine) delegated(ctx context.Context, c *Call, env *tool.Env) (*tool.R
 		return nil, tool.Errorf(tool.KindUnavailable, "%s could not be handed to the orchestrator: %v", c.ToolName(), err)
 	}
 	defer done()
+	var extra []string
 	if del.Child != nil {
 		if err := e.spawn(ctx, c, env, del); err != nil {
 			return nil, err
 		}
+		extra = e.subagentStarted(ctx, c, del)
 	}
 	c.Sink.Emit(Event{ToolUseID: c.ToolUseID, Delegation: &Delegation{
 		Tool: c.ToolName(), Input: c.Args,
 		ChildSessionID: del.ChildSessionID, TargetSessionID: del.TargetSessionID,
 		ParentSessionID: c.Session.Parent, Agents: del.Agents, Timeout: cfg.Timeout,
+		AdditionalContext: extra,
 	}})
 	timer := time.NewTimer(cfg.Timeout)
 	defer timer.Stop()
@@ -155,6 +161,7 @@ func (e *Engine) spawn(ctx context.Context, c *Call, env *tool.Env, del *tool.De
 // it asks for becomes the session's before the result is reported, so
 // that the model's next call already runs in it.
 func (e *Engine) completed(ctx context.Context, c *Call, env *tool.Env, d tool.Delegator, del *tool.Delegation, comp tool.Completion) (*tool.Result, error) {
+	e.subagentStopped(ctx, c, del, comp)
 	out, err := d.Complete(ctx, env, del, comp)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ func delegationToProto(d *exec.Delegation) *tooldv1.DelegatedCall {
 	out := &tooldv1.DelegatedCall{
 		ToolName: d.Tool, Input: in,
 		ChildSessionId: d.ChildSessionID, TargetSessionId: d.TargetSessionID, ParentSessionId: d.ParentSessionID,
-		TimeoutMs: d.Timeout.Milliseconds(),
+		TimeoutMs: d.Timeout.Milliseconds(), AdditionalContext: d.AdditionalContext,
 	}
 	for _, a := range d.Agents {
 		out.Agents = append(out.Agents, &tooldv1.AgentInfo{SessionId: a.SessionID, AgentType: a.AgentType, Description: a.Description})

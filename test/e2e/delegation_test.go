@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +128,54 @@ true`)
 	mustContain(t, out, `"delegatedCall"`, "FailedPrecondition", "the call has its result already", `"mode": "PERMISSION_MODE_PLAN"`)
 	out, _ = sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_none", "approved": true}' `+d.addr+` toold.v1.ToolService/CompleteCall 2>&1 || true`)
 	mustContain(t, out, "NotFound", "no delegated call waits for a completion")
+}
+
+// SubagentStart hooks run when the child session is made (their context
+// goes to the orchestrator in the delegation), SubagentStop hooks when the
+// orchestrator gives the report; both learn the agent's id and type, and
+// the child inherits the parent's deny rules.
+func TestDelegationSubagentHooks(t *testing.T) {
+	dir := t.TempDir()
+	passThrough(t, dir)
+	hook := filepath.Join(dir, "mark.sh")
+	os.WriteFile(hook, []byte(`#!/bin/bash
+in=$(cat)
+ev=$(jq -r .hook_event_name <<<"$in")
+jq -r '.agent_type + " " + .agent_id + " " + (.last_assistant_message // "")' <<<"$in" > "$CLAUDE_PROJECT_DIR/.hook-$ev"
+if [ "$ev" = SubagentStart ]; then echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "Answer in one line."}}'; fi
+`), 0o755)
+	settings := filepath.Join(dir, "settings.json")
+	os.WriteFile(settings, []byte(`{"hooks": {
+		"SubagentStart": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "`+hook+`"}]}],
+		"SubagentStop": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "`+hook+`"}]}]}}`), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startToold(t, "--delegated-tools", "--settings", settings)
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_BYPASS_PERMISSIONS", "permissions": {"deny": ["Bash(rm *)", "Agent(Plan)"]}}' `+d.addr+` toold.v1.SessionService/CreateSession`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	sid := regexp.MustCompile(`"id": "([a-z2-7]{26})"`).FindStringSubmatch(out)[1]
+	ws := regexp.MustCompile(`"workspace": "([^"]+)"`).FindStringSubmatch(out)[1]
+	f := t.TempDir() + "/exec.out"
+	out, err = sh(t, ctx, `
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_h1", "name": "Agent", "input": {"description": "Look", "prompt": "look", "subagent_type": "Explore", "run_in_background": false}}]}' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' `+f+` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+f+`)
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "toolu_h2", "name": "Bash", "input": {"command": "rm -f nothing"}}, {"tool_use_id": "toolu_h3", "name": "Agent", "input": {"description": "Plan", "prompt": "plan", "subagent_type": "Plan"}}]}' `+d.addr+` toold.v1.ToolService/Execute
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_h1", "text": "Nothing here."}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait; cat `+f+`
+echo "child=$CHILD"
+cat `+ws+`/.hook-SubagentStart `+ws+`/.hook-SubagentStop`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	child := regexp.MustCompile(`child=([a-z2-7]{26})`).FindStringSubmatch(out)
+	if child == nil {
+		t.Fatalf("no child:\n%s", out)
+	}
+	mustContain(t, out, `"additionalContext": [`, "Answer in one line.", `"event": "SubagentStart"`, `"event": "SubagentStop"`,
+		"Explore "+child[1]+" \n", "Explore "+child[1]+" Nothing here.",
+		"Permission to use Bash with command rm -f nothing has been denied.",
+		"Agent type 'Plan' has been denied by permission rule 'Agent(Plan)' from cliArg.")
 }

@@ -43,9 +43,12 @@ type DelegatedCall struct {
 	Agents []*AgentInfo `protobuf:"bytes,6,rep,name=agents,proto3" json:"agents,omitempty"`
 	// How long the call waits for CompleteCall before it fails, in
 	// milliseconds.
-	TimeoutMs     int64 `protobuf:"varint,7,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TimeoutMs int64 `protobuf:"varint,7,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// Agent: what the SubagentStart hooks add to the subagent's context
+	// (give it to the subagent's model with its prompt).
+	AdditionalContext []string `protobuf:"bytes,8,rep,name=additional_context,json=additionalContext,proto3" json:"additional_context,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *DelegatedCall) Reset() {
@@ -125,6 +128,13 @@ func (x *DelegatedCall) GetTimeoutMs() int64 {
 		return x.TimeoutMs
 	}
 	return 0
+}
+
+func (x *DelegatedCall) GetAdditionalContext() []string {
+	if x != nil {
+		return x.AdditionalContext
+	}
+	return nil
 }
 
 // AgentInfo is one subagent of a session: a child session.
@@ -427,7 +437,7 @@ var File_toold_v1_delegation_proto protoreflect.FileDescriptor
 
 const file_toold_v1_delegation_proto_rawDesc = "" +
 	"\n" +
-	"\x19toold/v1/delegation.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16toold/v1/session.proto\"\xa9\x02\n" +
+	"\x19toold/v1/delegation.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16toold/v1/session.proto\"\xd8\x02\n" +
 	"\rDelegatedCall\x12\x1b\n" +
 	"\ttool_name\x18\x01 \x01(\tR\btoolName\x12-\n" +
 	"\x05input\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x05input\x12(\n" +
@@ -436,7 +446,8 @@ const file_toold_v1_delegation_proto_rawDesc = "" +
 	"\x11parent_session_id\x18\x05 \x01(\tR\x0fparentSessionId\x12+\n" +
 	"\x06agents\x18\x06 \x03(\v2\x13.toold.v1.AgentInfoR\x06agents\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\a \x01(\x03R\ttimeoutMs\"k\n" +
+	"timeout_ms\x18\a \x01(\x03R\ttimeoutMs\x12-\n" +
+	"\x12additional_context\x18\b \x03(\tR\x11additionalContext\"k\n" +
 	"\tAgentInfo\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +

@@ -206,7 +206,7 @@ func TestBadRules(t *testing.T) {
 		allowRules("Bash(npm test", "Read"),
 		allowRules("*"),
 		denyRules("Write(docs/**)"),
-		allowRules("Agent(Explore)", "Task(Explore)", "mcp__*"),
+		allowRules("Agent(modle:x)", "Task(Explore)", "mcp__*"),
 	}
 	for _, rules := range bad {
 		if err := strict.Check(ws, rules); err == nil {

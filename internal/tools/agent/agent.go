@@ -116,7 +116,9 @@ func (c *call) Complete(_ context.Context, _ *tool.Env, d *tool.Delegation, comp
 		return &tool.Completed{Result: &tool.Result{Content: comp.Content, IsError: true, Kind: tool.KindFailed}}, nil
 	}
 	if comp.Launched {
-		return &tool.Completed{Result: tool.Text(fmt.Sprintf("Async agent launched successfully.\nagentId: %s (internal ID - do not mention to user. Use SendMessage with to: '%s', summary: '<5-10 word recap>' to continue this agent.)\nThe agent is working in the background. You will be notified automatically when it completes. You know nothing about its results until that notification arrives — do not report, assume, or predict them; continue other work or respond to the user in the meantime.\nDo not duplicate this agent's work — avoid working with the same files or topics it is using.", id, id))}, nil
+		// Claude Code's notice (recorded), without its lines about the
+		// transcript file, which is the orchestrator's.
+		return &tool.Completed{Result: tool.Text(fmt.Sprintf("Async agent launched successfully. (This tool result is internal metadata — never quote or paste any part of it, including the agentId below, into a user-facing reply.)\nagentId: %s (internal ID - do not mention to user. Use SendMessage with to: '%s', summary: '<5-10 word recap>' to continue this agent.)\nThe agent is working in the background. You will be notified automatically when it completes. You know nothing about its results until that notification arrives — do not report, assume, or predict them; continue other work or respond to the user in the meantime.\nDo not duplicate this agent's work — avoid working with the same files or topics it is using.", id, id))}, nil
 	}
 	var b strings.Builder
 	b.WriteString(handBack)

@@ -23,7 +23,7 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
-		read.New(read.Options{}),
+		read.New(rt.read),
 		write.NewWith(rt.files),
 		edit.NewWith(rt.files),
 	}

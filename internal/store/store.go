@@ -160,4 +160,5 @@ type Store interface {
 	Close() error
 
 	Journal
+	Board
 }

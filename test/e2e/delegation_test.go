@@ -133,8 +133,20 @@ true`)
 // SubagentStart hooks run when the child session is made (their context
 // goes to the orchestrator in the delegation), SubagentStop hooks when the
 // orchestrator gives the report; both learn the agent's id and type, and
-// the child inherits the parent's deny rules.
+// the child inherits the parent's deny rules; as root and as a non-root
+// toold (uid 10001).
 func TestDelegationSubagentHooks(t *testing.T) {
+	t.Run("root", func(t *testing.T) { testDelegationSubagentHooks(t, -1) })
+	t.Run("uid10001", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Logf("the tests run as uid %d: the other subtest already drives a non-root toold", os.Geteuid())
+			return
+		}
+		testDelegationSubagentHooks(t, 10001)
+	})
+}
+
+func testDelegationSubagentHooks(t *testing.T, uid int) {
 	dir := t.TempDir()
 	passThrough(t, dir)
 	hook := filepath.Join(dir, "mark.sh")
@@ -150,7 +162,7 @@ if [ "$ev" = SubagentStart ]; then echo '{"hookSpecificOutput": {"hookEventName"
 		"SubagentStop": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "`+hook+`"}]}]}}`), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	d := startToold(t, "--delegated-tools", "--settings", settings)
+	d := startTooldAs(t, uid, "--delegated-tools", "--settings", settings)
 	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_BYPASS_PERMISSIONS", "permissions": {"deny": ["Bash(rm *)", "Agent(Plan)"]}}' `+d.addr+` toold.v1.SessionService/CreateSession`)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)

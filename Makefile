@@ -88,8 +88,12 @@ lint: tools $(VALIDATE_PROTO)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$out" ] || { echo "gofmt needed: $$out"; exit 1; }
 	$(GO) vet ./...
 
-## bench: the benchmarks behind the figures in the README
-bench: deps
+BENCH_PNG ?= bench/latency.png
+BENCH_SCALE ?= 1
+
+## bench: every performance ratio in one interleaved run against bin/toold (table + $(BENCH_PNG)), then the go test benchmarks
+bench: deps build
+	$(GO) run ./test/bench --toold $(BIN)/toold --png $(BENCH_PNG) --scale $(BENCH_SCALE)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## tools: Go tools into ./bin when absent

@@ -65,9 +65,12 @@ type config struct {
 	Runtime runtimeConfig
 	Hooks   hooksConfig
 	Auth    authConfig
+	// Classifier answers the asks of sessions in auto mode.
+	Classifier classifierConfig
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+	Skills     skillsConfig
 	Console    consoleConfig
 
 	Telemetry telemetryConfig
@@ -115,8 +118,10 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	)
 	sandboxF, runtimeF := addSandboxFlags(fs), addRuntimeFlags(fs)
 	hooksF := addHooksFlags(fs)
+	classifierF := addClassifierFlags(fs)
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
+	skillsF := addSkillsFlags(fs)
 	mcpF := addMCPFlags(fs)
 	consoleF := addConsoleFlags(fs)
 	connF := addConnectionFlags(fs)
@@ -168,6 +173,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if cfg.Hooks, err = hooksF.config(); err != nil {
 		return nil, err
 	}
+	if cfg.Classifier, err = classifierF.config(); err != nil {
+		return nil, err
+	}
 	if cfg.Auth, err = authF(); err != nil {
 		return nil, err
 	}
@@ -175,6 +183,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Skills, err = skillsF.config(); err != nil {
 		return nil, err
 	}
 	if cfg.Console, err = consoleF(); err != nil {
@@ -258,6 +269,11 @@ func (c *config) check() error {
 	}
 	if c.StreamKeepalive != 0 && c.StreamKeepalive < minStreamKeepalive {
 		return fmt.Errorf("--stream-keepalive %s: want 0 (none) or %s or more", c.StreamKeepalive, minStreamKeepalive)
+	}
+	if c.Audit.Dest == "" && len(c.Audit.Redact) > 0 && !c.Classifier.enabled() {
+		// The patterns hide secrets in what the audit log and the
+		// classifier are sent; with neither they would do nothing.
+		return fmt.Errorf("--audit-redact needs --audit-log or a classifier")
 	}
 	if err := c.Auth.check(c.Listen); err != nil {
 		return err

@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 			log.Warn("closing the sandbox and background shells", "error", err)
 		}
 	}()
+	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {
 		return err
@@ -127,6 +128,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
 		StrictRules:              cfg.StrictRules,
 		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
+		Skills:                   rt.skills,
+		AutoMode:                 cfg.Classifier.enabled(),
 	})
 	if err != nil {
 		return configError{err}
@@ -159,6 +162,17 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer aud.close()
+	cls, err := newClassifier(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	onDecision := aud.onDecision
+	if cls != nil {
+		defer cls.Close()
+		ask.Classifier = cls
+		// The classifier is told each session's recent decisions.
+		onDecision = bothDecisions(aud.onDecision, cls.Observe)
+	}
 	rec := newConsoleRecorder(cfg, st, log)
 	defer rec.close()
 	// A session's deny rules remove tools from its pool (ListTools,
@@ -168,7 +182,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	})
 	engine, err := exec.NewEngine(exec.Config{
 		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
-		OnDecision:      rec.onDecision(aud.onDecision),
+		OnDecision:      rec.onDecision(onDecision),
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
 		Tools:           pools,
@@ -206,6 +220,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	sessions.SetTenantTrees(cfg.Auth.Mode != auth.ModeNone)
 	sessions.OnDelete(rt.sessionEnded(log))
 	sessions.OnDelete(pools.CloseSession)
+	if cls != nil {
+		sessions.OnDelete(cls.Forget)
+	}
 	if cfg.TenantSettings != "" {
 		sessions.SetTenantSettings(session.SettingsDir(cfg.TenantSettings))
 	}

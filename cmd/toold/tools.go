@@ -10,8 +10,10 @@ import (
 	"github.com/toold/toold/internal/tools/multiedit"
 	"github.com/toold/toold/internal/tools/notebookedit"
 	"github.com/toold/toold/internal/tools/read"
+	"github.com/toold/toold/internal/tools/skill"
 	"github.com/toold/toold/internal/tools/taskoutput"
 	"github.com/toold/toold/internal/tools/todowrite"
+	"github.com/toold/toold/internal/tools/worktree"
 	"github.com/toold/toold/internal/tools/write"
 )
 
@@ -37,7 +39,12 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		grep.New(grep.Options{}),
 		todowrite.New(),
 		rt.webfetch,
+		skill.New(rt.skills),
 	)
+	if rt.sessions != nil {
+		enter, exit := worktree.New(rt.worktrees, rt.sessions)
+		tools = append(tools, enter, exit)
+	}
 	tools = append(tools, rt.delegated...)
 	return tool.NewRegistry(tools...)
 }

@@ -305,7 +305,7 @@ func (e *Engine) applyPermissionUpdates(ctx context.Context, c *Call, updates []
 	_, err := e.cfg.Store.UpdateSession(context.WithoutCancel(ctx), c.Session.ID, func(s *store.Session) error {
 		r := &s.SessionRules
 		r.Allow, r.Deny, r.Ask = union(r.Allow, add.Allow), union(r.Deny, add.Deny), union(r.Ask, add.Ask)
-		return checker.Check(s.Workspace, policy.SessionRules{
+		return checker.Check(s.Root(), policy.SessionRules{
 			CLIArg:  policy.Settings{Allow: s.Allow, Deny: s.Deny, Ask: s.Ask},
 			User:    policy.Settings{Allow: s.User.Allow, Deny: s.User.Deny, Ask: s.User.Ask},
 			Session: policy.Settings{Allow: r.Allow, Deny: r.Deny, Ask: r.Ask},

@@ -24,7 +24,7 @@ type ToolRemover interface {
 
 // RemovalRequest is what a ToolRemover needs of a session.
 func RemovalRequest(s *store.Session) policy.Request {
-	return policy.Request{SessionID: s.ID, Workspace: s.Workspace, Rules: session.SessionRules(s), Revision: s.Revision}
+	return policy.Request{SessionID: s.ID, Workspace: s.Root(), Rules: session.SessionRules(s), Revision: s.Revision}
 }
 
 // Lookup is the stage that finds the tool a call names: in the registry,

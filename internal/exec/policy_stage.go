@@ -28,6 +28,9 @@ type AskConfig struct {
 	DenialLimit  int
 	DenialWindow time.Duration
 	Now          func() time.Time
+	// Classifier, when set, answers the asks of sessions in auto mode
+	// before a person is asked (auto_mode.go).
+	Classifier Classifier
 }
 
 func (a *AskConfig) defaults() {
@@ -48,7 +51,12 @@ func (a *AskConfig) defaults() {
 // policyRequest is what the decider sees of a call.
 func policyRequest(c *Call, cwd string) policy.Request {
 	s := c.Session
+	isolated := ""
+	if s.Worktree != "" {
+		isolated = s.Workspace
+	}
 	return policy.Request{
+		Isolated:  isolated,
 		SessionID: s.ID,
 		Tool:      c.ToolName(),
 		Input:     c.Input,
@@ -56,7 +64,7 @@ func policyRequest(c *Call, cwd string) policy.Request {
 		ReadOnly:  c.Invocation.Traits().ReadOnly,
 		Mode:      s.Mode,
 		Cwd:       cwd,
-		Workspace: s.Workspace,
+		Workspace: s.Root(),
 		Dirs:      c.Files.Dirs(),
 		Rules:     session.SessionRules(s),
 		Revision:  s.Revision,
@@ -81,6 +89,10 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 				st.End(pctx, "")
 				return nil, errNeedsClaim
 			}
+			dec = e.autoMode(pctx, c, dec)
+		}
+		if dec.Behavior == policy.Ask {
+			asked = dec
 			dec = e.denialLimit(pctx, c, dec)
 			limited = dec.Behavior != policy.Ask
 		}
@@ -101,7 +113,7 @@ func (e *Engine) Policy(d policy.Decider) Interceptor {
 				// changes no text).
 				text = r.askText(asked, askedByRule(asked))
 			case e.askedInDontAsk(pctx, c, d, dec):
-				text = r.dontAskText()
+				text = r.dontAskText(dec)
 			default:
 				text = r.denyText(dec)
 			}
@@ -166,8 +178,10 @@ func (e *Engine) ask(ctx context.Context, c *Call, dec policy.Decision, next Han
 		return nil, ctx.Err()
 	case <-timer.C:
 		e.recordDenial(ctx, c)
+		e.answered(ctx, c, false)
 		return nil, tool.Errorf(tool.KindPermissionDenied, "Permission to use %s was denied: nobody answered the permission request within %s.", c.ToolName(), a.Timeout)
 	case ans := <-answers:
+		e.answered(ctx, c, ans.Allow)
 		if !ans.Allow {
 			e.recordDenial(ctx, c)
 			text := refusalOf(c, e.cwd(c)).hostDeniedText(dec, askedByRule(dec), ans.Message)

@@ -57,9 +57,14 @@ var (
 const dontAskAdvice = " IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial. If you believe this capability is essential to complete the user's request, STOP and explain to the user what you were trying to do and why you need this permission. Let the user decide how to proceed."
 
 // dontAskText is the refusal of a call that would have asked, in dontAsk
-// mode.
-func (r refusal) dontAskText() string {
-	return "Permission to use " + r.tool + " has been denied because Claude Code is running in don't ask mode." + dontAskAdvice
+// mode: the policy's own text when it extends it (a Skill's question
+// follows it).
+func (r refusal) dontAskText(dec policy.Decision) string {
+	text := "Permission to use " + r.tool + " has been denied because Claude Code is running in don't ask mode." + dontAskAdvice
+	if strings.HasPrefix(dec.Message, text) {
+		return dec.Message
+	}
+	return text
 }
 
 // denyText is the refusal of a call a deny rule matched.

@@ -144,7 +144,7 @@ func TestHostDeniedText(t *testing.T) {
 }
 
 func TestDontAskText(t *testing.T) {
-	got := refusal{tool: "Glob"}.dontAskText()
+	got := refusal{tool: "Glob"}.dontAskText(policy.Decision{})
 	if !strings.HasPrefix(got, "Permission to use Glob has been denied because Claude Code is running in don't ask mode. IMPORTANT: ") ||
 		!strings.HasSuffix(got, "Let the user decide how to proceed.") {
 		t.Errorf("dontAskText = %q", got)

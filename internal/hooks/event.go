@@ -45,7 +45,7 @@ var inertEvents = map[Event]string{
 	"Notification":        "toold shows nothing to a user; permission requests go to the Execute stream",
 	"PreCompact":          "the context window is the orchestrator's",
 	"PostCompact":         "the context window is the orchestrator's",
-	"PermissionDenied":    "it fires for auto-mode classifier denials, and toold has no auto mode",
+	"PermissionDenied":    "it fires for auto-mode classifier denials, and toold does not fire it (the denial is on the stream and in the audit log)",
 	"PostToolBatch":       "it gates the next model call, which is the orchestrator's",
 	"Setup":               "toold has no installation step",
 	"InstructionsLoaded":  "instructions are the orchestrator's",

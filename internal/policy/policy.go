@@ -47,6 +47,11 @@ type Request struct {
 	Workspace string
 	// Dirs are the workspace and its additional directories.
 	Dirs []string
+	// Isolated is the workspace a session in a git worktree works apart
+	// from (Workspace is then the worktree): a file write there is
+	// refused, pointing the model at the worktree's copy, as Claude Code
+	// refuses it. Empty outside a worktree.
+	Isolated string
 	// Rules are the session's own rule sources; Revision changes whenever
 	// they (or Mode) change, so compiled rules are cached per revision.
 	Rules    SessionRules

@@ -20,6 +20,7 @@ var modeToProto = map[string]tooldv1.PermissionMode{
 	"plan":              tooldv1.PermissionMode_PERMISSION_MODE_PLAN,
 	"bypassPermissions": tooldv1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
 	"dontAsk":           tooldv1.PermissionMode_PERMISSION_MODE_DONT_ASK,
+	"auto":              tooldv1.PermissionMode_PERMISSION_MODE_AUTO,
 }
 
 // modeFromProto maps a mode; unspecified is "", which lets the session

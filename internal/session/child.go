@@ -20,7 +20,8 @@ var ErrTooManyChildren = fmt.Errorf("the session has started %d subagents, the m
 // Children makes the child sessions of Agent calls (see
 // exec.ChildSessions). A child shares its parent's workspace and
 // additional directories, mode, rules of every source, tenant and
-// environment; the operator's hooks apply to it as to every session. Its
+// environment, and the worktree it works in, if any; the operator's hooks
+// apply to it as to every session. Its
 // current directory starts at the parent's and is its own from then on.
 type Children struct{ store store.Store }
 
@@ -40,13 +41,17 @@ func (c *Children) CreateChild(ctx context.Context, parent *store.Session, cwd, 
 	}
 	p := parent.Clone()
 	child := &store.Session{
-		ID:               id,
-		Workspace:        p.Workspace,
-		Mode:             p.Mode,
-		Allow:            p.Allow,
-		Deny:             p.Deny,
-		Ask:              p.Ask,
-		AdditionalDirs:   p.AdditionalDirs,
+		ID:             id,
+		Workspace:      p.Workspace,
+		Mode:           p.Mode,
+		Allow:          p.Allow,
+		Deny:           p.Deny,
+		Ask:            p.Ask,
+		AdditionalDirs: p.AdditionalDirs,
+		// A parent working in a worktree keeps its subagent there: the
+		// worktree is the child's primary directory and policy root too.
+		Worktree:         p.Worktree,
+		WorktreeGitDir:   p.WorktreeGitDir,
 		Cwd:              cwd,
 		CreatedAt:        time.Now().UTC(),
 		User:             p.User,

@@ -35,6 +35,22 @@ type Definition struct {
 	// Delegated tools are completed by the orchestrator, not run by
 	// toold: their invocations implement Delegator (see delegate.go).
 	Delegated bool
+	// Classifier is what auto mode's classifier sees of a call's input
+	// (Claude Code's toAutoClassifierInput). The zero value passes the
+	// whole input with long strings cut.
+	Classifier ClassifierInput
+}
+
+// ClassifierInput declares what of a call's input the classifier sees.
+type ClassifierInput struct {
+	// Fields are the input keys passed as they are (strings cut to a
+	// bounded length); an empty list with no Excerpts passes every key.
+	Fields []string
+	// Excerpts are input keys passed as a bounded excerpt of their text
+	// (a non-string value as its JSON): the content of a change.
+	Excerpts []string
+	// Cwd adds the call's working directory as "cwd".
+	Cwd bool
 }
 
 // Tool is one callable tool.

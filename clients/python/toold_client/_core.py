@@ -359,7 +359,7 @@ def session_request(workspace: str = "", mode: Optional[str] = None, allow: Sequ
         try:
             m = session_pb2.PermissionMode.Value(key)
         except ValueError:
-            raise ValueError(f"unknown permission mode {mode!r} (default, acceptEdits, plan, bypassPermissions, dontAsk)") from None
+            raise ValueError(f"unknown permission mode {mode!r} (default, acceptEdits, plan, bypassPermissions, dontAsk, auto)") from None
     return session_pb2.CreateSessionRequest(
         workspace=workspace,
         mode=m,

@@ -97,7 +97,7 @@ export const noHandlerMessage =
 
 export interface CreateSessionOptions {
   workspace?: string;
-  mode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+  mode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto";
   allow?: string[];
   deny?: string[];
   ask?: string[];
@@ -111,6 +111,7 @@ const modes: Record<NonNullable<CreateSessionOptions["mode"]>, PermissionMode> =
   plan: PermissionMode.PLAN,
   bypassPermissions: PermissionMode.BYPASS_PERMISSIONS,
   dontAsk: PermissionMode.DONT_ASK,
+  auto: PermissionMode.AUTO,
 };
 
 /** An error of a request toold refused, or one that could not reach it;

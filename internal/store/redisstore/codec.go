@@ -34,6 +34,8 @@ type wireSession struct {
 	AgentType      string            `json:"agent_type,omitempty"`
 	AgentDesc      string            `json:"agent_description,omitempty"`
 	Children       wireList          `json:"children,omitempty"`
+	Worktree       string            `json:"worktree,omitempty"`
+	WorktreeGitDir string            `json:"worktree_git_dir,omitempty"`
 }
 
 type wireRules struct {
@@ -96,6 +98,8 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		AgentType:      s.AgentType,
 		AgentDesc:      s.AgentDescription,
 		Children:       s.Children,
+		Worktree:       s.Worktree,
+		WorktreeGitDir: s.WorktreeGitDir,
 	})
 }
 
@@ -123,6 +127,8 @@ func decodeSession(b []byte) (*store.Session, error) {
 		Revision:         w.Revision,
 		Tenant:           w.Tenant,
 		Env:              w.Env,
+		Worktree:         w.Worktree,
+		WorktreeGitDir:   w.WorktreeGitDir,
 		Parent:           w.Parent,
 		AgentType:        w.AgentType,
 		AgentDescription: w.AgentDesc,

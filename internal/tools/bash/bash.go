@@ -120,15 +120,19 @@ func privateDir(base string) (string, error) {
 
 func (t *bashTool) Definition() tool.Definition {
 	if t.shells != nil {
-		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars}
+		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars, Classifier: classifierInput}
 	}
 	return tool.Definition{
 		Name:           "Bash",
 		Description:    description,
 		InputSchema:    inputSchema,
 		MaxResultChars: maxResultChars,
+		Classifier:     classifierInput,
 	}
 }
+
+// classifierInput: auto mode's classifier judges the command where it runs.
+var classifierInput = tool.ClassifierInput{Fields: []string{"command"}, Cwd: true}
 
 type input struct {
 	Command         string   `json:"command"`

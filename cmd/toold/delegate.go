@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/toold/toold/internal/tools/exitplanmode"
 	"github.com/toold/toold/internal/tools/listagents"
 	"github.com/toold/toold/internal/tools/sendmessage"
+	"github.com/toold/toold/internal/tools/worktree"
 )
 
 // delegateConfig governs the tools the orchestrator completes (Agent,
@@ -48,10 +51,30 @@ func (c delegateConfig) tools() []tool.Tool {
 // engineConfig is the engine's DelegateConfig: with Redis, a registry of
 // its own whose markers outlive the delegate timeout, so that any replica
 // can complete a call that waits on another.
-func (c delegateConfig) engineConfig(st store.Store) exec.DelegateConfig {
-	d := exec.DelegateConfig{Timeout: c.Timeout, Children: session.NewChildren(st)}
+func (c delegateConfig) engineConfig(st store.Store, wm *worktree.Manager) exec.DelegateConfig {
+	d := exec.DelegateConfig{Timeout: c.Timeout, Children: session.NewChildren(st, agentWorktrees{wm})}
 	if rs, ok := st.(*redisstore.Store); ok {
 		d.Pending = redisPending{rs.Pending(c.Timeout + time.Minute)}
 	}
 	return d
+}
+
+// agentWorktrees makes the worktrees of subagents started with isolation
+// "worktree", as EnterWorktree makes a session's (under the repository's
+// .claude/worktrees/, on a new branch). The worktree stays when the
+// subagent ends: ExitWorktree in its session removes it.
+type agentWorktrees struct{ m *worktree.Manager }
+
+var _ session.WorktreeMaker = agentWorktrees{}
+
+func (a agentWorktrees) MakeWorktree(ctx context.Context, sessionID string, dirs []string, cwd string, environ []string) (string, string, error) {
+	wt, err := a.m.Create(ctx, worktree.Request{SessionID: sessionID, Dirs: dirs, Cwd: cwd, Environ: environ})
+	switch {
+	case errors.Is(err, worktree.ErrNotRepo):
+		// Claude Code 2.1.332's text (recorded), bare as it throws it.
+		return "", "", tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: not in a git repository and no WorktreeCreate hooks are configured. Configure WorktreeCreate/WorktreeRemove hooks in settings.json to use worktree isolation with other VCS systems."))
+	case err != nil:
+		return "", "", tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: %v", err))
+	}
+	return wt.Path, wt.GitDir, nil
 }

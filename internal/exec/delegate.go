@@ -49,8 +49,9 @@ func (d *DelegateConfig) defaults(ask PendingRequests) {
 type ChildSessions interface {
 	// CreateChild stores a child of parent for the call toolUseID, with
 	// the parent's mode, rules, directories and environment, its current
-	// directory cwd.
-	CreateChild(ctx context.Context, parent *store.Session, cwd, toolUseID string, spec tool.ChildSpec) (*store.Session, error)
+	// directory at. A spec asking for a worktree makes it from at's
+	// repository.
+	CreateChild(ctx context.Context, parent *store.Session, at tool.ChildPlace, toolUseID string, spec tool.ChildSpec) (*store.Session, error)
 	// Agents lists parent's children that still exist, oldest first.
 	Agents(ctx context.Context, parent *store.Session) ([]tool.Agent, error)
 }
@@ -149,7 +150,11 @@ func (e *Engine) spawn(ctx context.Context, c *Call, env *tool.Env, del *tool.De
 	if ch == nil {
 		return tool.Errorf(tool.KindUnavailable, "%s cannot start a subagent: this server makes no child sessions.", c.ToolName())
 	}
-	child, err := ch.CreateChild(ctx, c.Session, env.Cwd, c.ToolUseID, *del.Child)
+	child, err := ch.CreateChild(ctx, c.Session, tool.ChildPlace{Cwd: env.Cwd, Dirs: env.Files.Dirs(), Environ: env.Environ}, c.ToolUseID, *del.Child)
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return err // the child's own refusal (no repository for a worktree)
+	}
 	if err != nil {
 		return tool.Errorf(tool.KindUnavailable, "The subagent's session could not be created: %v", err)
 	}

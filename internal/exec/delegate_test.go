@@ -41,7 +41,7 @@ func newDelegHarness(t *testing.T, timeout time.Duration, mode string) *harness 
 	}
 	st := memstore.New()
 	e, err := NewEngine(Config{Registry: reg, Store: st, Policy: policy.WorkspaceOnly{},
-		Delegate: DelegateConfig{Timeout: timeout, Children: session.NewChildren(st)}})
+		Delegate: DelegateConfig{Timeout: timeout, Children: session.NewChildren(st, nil)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,15 +23,30 @@ var ErrTooManyChildren = fmt.Errorf("the session has started %d subagents, the m
 // environment, and the worktree it works in, if any; the operator's hooks
 // apply to it as to every session. Its
 // current directory starts at the parent's and is its own from then on.
-type Children struct{ store store.Store }
+type Children struct {
+	store     store.Store
+	worktrees WorktreeMaker
+}
 
-// NewChildren returns the child-session maker on st.
-func NewChildren(st store.Store) *Children { return &Children{store: st} }
+// WorktreeMaker makes a git worktree for a child session (an Agent call
+// with isolation "worktree") from the repository that holds cwd; dirs are
+// the parent's directories, primary first, which the repository and the
+// worktree must lie in. It returns the worktree and the repository's git
+// directory. A *tool.Error is the model's to read.
+type WorktreeMaker interface {
+	MakeWorktree(ctx context.Context, sessionID string, dirs []string, cwd string, environ []string) (path, gitDir string, err error)
+}
+
+// NewChildren returns the child-session maker on st; wm, when not nil,
+// makes the worktrees of isolated subagents.
+func NewChildren(st store.Store, wm WorktreeMaker) *Children {
+	return &Children{store: st, worktrees: wm}
+}
 
 // CreateChild stores the child, then records it on the parent; when the
 // parent cannot take it (deleted meanwhile, too many children) the child
 // is dropped again.
-func (c *Children) CreateChild(ctx context.Context, parent *store.Session, cwd, toolUseID string, spec tool.ChildSpec) (*store.Session, error) {
+func (c *Children) CreateChild(ctx context.Context, parent *store.Session, at tool.ChildPlace, toolUseID string, spec tool.ChildSpec) (*store.Session, error) {
 	if len(parent.Children) >= MaxChildren {
 		return nil, ErrTooManyChildren
 	}
@@ -52,7 +67,7 @@ func (c *Children) CreateChild(ctx context.Context, parent *store.Session, cwd, 
 		// worktree is the child's primary directory and policy root too.
 		Worktree:         p.Worktree,
 		WorktreeGitDir:   p.WorktreeGitDir,
-		Cwd:              cwd,
+		Cwd:              at.Cwd,
 		CreatedAt:        time.Now().UTC(),
 		User:             p.User,
 		SessionRules:     p.SessionRules,
@@ -61,6 +76,16 @@ func (c *Children) CreateChild(ctx context.Context, parent *store.Session, cwd, 
 		Parent:           p.ID,
 		AgentType:        spec.AgentType,
 		AgentDescription: spec.Description,
+	}
+	if spec.Worktree {
+		if c.worktrees == nil {
+			return nil, tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: this server makes no worktrees."))
+		}
+		path, gitDir, err := c.worktrees.MakeWorktree(ctx, id, at.Dirs, at.Cwd, at.Environ)
+		if err != nil {
+			return nil, err
+		}
+		child.Worktree, child.WorktreeGitDir, child.Cwd = path, gitDir, path
 	}
 	if err := c.store.CreateSession(ctx, child); err != nil {
 		return nil, fmt.Errorf("create the child session: %w", err)

@@ -47,6 +47,19 @@ type Delegation struct {
 type ChildSpec struct {
 	AgentType   string
 	Description string
+	// Worktree gives the child a git worktree of its own, made from the
+	// repository of the parent's current directory (isolation:
+	// "worktree"): the child's primary directory, policy root and cwd.
+	Worktree bool
+}
+
+// ChildPlace is where a child session starts: the parent's current
+// directory, its directories (primary first) and its commands'
+// environment.
+type ChildPlace struct {
+	Cwd     string
+	Dirs    []string
+	Environ []string
 }
 
 // Agent is a child session of a session: a subagent it started.

@@ -191,3 +191,32 @@ cat `+ws+`/.hook-SubagentStart `+ws+`/.hook-SubagentStop`)
 		"Permission to use Bash with command rm -f nothing has been denied.",
 		"Agent type 'Plan' has been denied by permission rule 'Agent(Plan)' from cliArg.")
 }
+
+// isolation "worktree" gives the subagent a git worktree of the parent's
+// repository: the child session works there, the parent's checkout is
+// untouched; outside a repository the call fails with Claude Code's text.
+func TestDelegationWorktreeIsolation(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startToold(t, "--delegated-tools")
+	sid := createSessionMode(t, ctx, d.addr, "PERMISSION_MODE_BYPASS_PERMISSIONS")
+	agentCall := func(id string) string {
+		return `{"session_id": "` + sid + `", "calls": [{"tool_use_id": "` + id + `", "name": "Agent", "input": {"description": "Isolated", "prompt": "work", "isolation": "worktree", "run_in_background": false}}]}`
+	}
+	out, _ := sh(t, ctx, `grpcurl -plaintext -d '`+agentCall("toolu_w0")+`' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
+	mustContain(t, out, "Cannot create agent worktree: not in a git repository and no WorktreeCreate hooks are configured.")
+	f := t.TempDir() + "/exec.out"
+	out, err := sh(t, ctx, `
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_w1", "name": "Bash", "input": {"command": "git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m init && echo inited"}}]}' `+d.addr+` toold.v1.ToolService/Execute | grep -c inited
+grpcurl -plaintext -d '`+agentCall("toolu_w2")+`' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' `+f+` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+f+`)
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "toolu_w3", "name": "Bash", "input": {"command": "echo child-cwd=$(pwd) && git branch --show-current && touch made-in-worktree"}}]}' `+d.addr+` toold.v1.ToolService/Execute
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_w2", "text": "done"}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_w4", "name": "Bash", "input": {"command": "ls made-in-worktree 2>&1; ls .claude/worktrees/*/made-in-worktree"}}]}' `+d.addr+` toold.v1.ToolService/Execute`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "child-cwd=", "/.claude/worktrees/", "worktree-", "No such file", "/made-in-worktree")
+}

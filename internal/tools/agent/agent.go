@@ -93,12 +93,10 @@ func (c *call) Delegate(context.Context, *tool.Env, string, []tool.Agent) (*tool
 		return nil, tool.Bare(tool.Errorf(tool.KindInvalidInput, "Agent type '%s' not found. Available agents: %s", c.in.SubagentType, strings.Join(c.tool.types, ", ")))
 	}
 	switch c.in.Isolation {
-	case "worktree":
-		return nil, tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: this server does not make worktrees for subagents yet. Start the agent without isolation."))
 	case "remote":
 		return nil, tool.Bare(tool.Errorf(tool.KindFailed, "Cannot launch a remote agent: this server runs agents in its own sessions only. Start the agent without isolation."))
 	}
-	return &tool.Delegation{Child: &tool.ChildSpec{AgentType: c.in.SubagentType, Description: c.in.Description}}, nil
+	return &tool.Delegation{Child: &tool.ChildSpec{AgentType: c.in.SubagentType, Description: c.in.Description, Worktree: c.in.Isolation == "worktree"}}, nil
 }
 
 // handBack frames a subagent's report as Claude Code 2.1.332 does

@@ -76,6 +76,7 @@ type config struct {
 	Telemetry telemetryConfig
 	Audit     auditConfig
 	Limits    limitsConfig
+	Delegate  delegateConfig
 
 	Connections server.Connections
 }
@@ -128,6 +129,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	limitsF := addLimitsFlags(fs)
+	delegateF := addDelegateFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -163,6 +165,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.Runtime, err = runtimeF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Delegate, err = delegateF(); err != nil {
 		return nil, err
 	}
 	if cfg.Hooks, err = hooksF.config(); err != nil {

@@ -200,6 +200,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Ask:             ask,
 		Journal:         exec.JournalConfig{Times: store.CallTimes{Lease: cfg.CallLease, Keep: cfg.ResultTTL}},
 		Cancels:         cancels,
+		Delegate:        cfg.Delegate.engineConfig(st, rt.worktrees),
 	})
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
 	"github.com/toold/toold/internal/tools/read"
 	"github.com/toold/toold/internal/tools/shells"
@@ -120,7 +121,9 @@ type toolRuntime struct {
 	webfetch *webfetch.Tool
 	files    filestate.Policy
 	multi    bool
-	read     read.Options
+	// delegated are the tools the orchestrator completes, if offered.
+	delegated []tool.Tool
+	read      read.Options
 	// bashTimeoutKills: Options.TimeoutKills of the Bash tool.
 	bashTimeoutKills bool
 	// skills is what the Skill tool and the permission check read.
@@ -142,7 +145,7 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		return nil, err
 	}
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
-		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read,
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read, delegated: cfg.Delegate.tools(),
 		bashTimeoutKills: cfg.Runtime.BashTimeoutKills,
 		skills:           cfg.Skills.catalog(),
 		worktrees:        worktree.NewManager(worktree.Options{Sandbox: launcher})}, nil

@@ -45,5 +45,6 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		enter, exit := worktree.New(rt.worktrees, rt.sessions)
 		tools = append(tools, enter, exit)
 	}
+	tools = append(tools, rt.delegated...)
 	return tool.NewRegistry(tools...)
 }

@@ -60,7 +60,7 @@ func TestAutoModeOrder(t *testing.T) {
 	fc := &fakeClassifier{}
 	h.engine.cfg.Ask.Classifier = fc
 	// The call path is built with the engine: build it again with the classifier.
-	h.engine.callPath = newCallPath(&h.engine.cfg, h.engine.schemas, h.engine.caps)
+	h.engine.callPath = newCallPath(&h.engine.cfg, h.engine.schemas, h.engine.caps, h.engine.delegated)
 	sink := h.run(t, false,
 		bashCall("rule-deny", "curl https://example.com"),
 		bashCall("rule-ask", "git push origin main"),
@@ -111,7 +111,7 @@ func TestClassifierOnlyInAutoMode(t *testing.T) {
 	fc := &fakeClassifier{}
 	h.engine.cfg.Ask.Classifier = fc
 	// The call path is built with the engine: build it again with the classifier.
-	h.engine.callPath = newCallPath(&h.engine.cfg, h.engine.schemas, h.engine.caps)
+	h.engine.callPath = newCallPath(&h.engine.cfg, h.engine.schemas, h.engine.caps, h.engine.delegated)
 	sink := h.run(t, false, bashCall("a", "touch made"))
 	if len(fc.commands()) != 0 || !sink.asked("a") || exists(h.dir, "made") {
 		t.Fatalf("default mode consulted the classifier: %q", fc.commands())

@@ -57,6 +57,8 @@ type Config struct {
 	// Capabilities are what Policy can do beyond deciding; nil: what it
 	// declares (CapabilitiesOf).
 	Capabilities *PolicyCapabilities
+	// Delegate governs the calls the orchestrator completes.
+	Delegate DelegateConfig
 	// Journal governs exactly-once calls and stored events.
 	Journal JournalConfig
 	// Cancels, when set, carries Cancel's requests to every replica (see
@@ -102,6 +104,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	cfg.InputLimits = cfg.InputLimits.WithDefaults()
 	cfg.Ask.defaults()
+	cfg.Delegate.defaults(cfg.Ask.Pending)
 	cfg.Journal.defaults()
 	sch, err := compileSchemas(cfg.Registry, cfg.InputLimits)
 	if err != nil {
@@ -116,7 +119,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	sch.strictJSON = cfg.StrictInputJSON
 	e.schemas = sch
 
-	e.callPath = newCallPath(&e.cfg, sch, caps)
+	e.callPath = newCallPath(&e.cfg, sch, caps, e.delegated)
 	return e, nil
 }
 

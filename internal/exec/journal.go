@@ -172,7 +172,7 @@ func (l *callLog) Emit(ev Event) error {
 		l.mu.Unlock()
 		return nil
 	}
-	urgent := ev.PermissionRequest != nil
+	urgent := ev.PermissionRequest != nil || ev.Delegation != nil
 	if !urgent && l.timer == nil && !l.done {
 		l.timer = time.AfterFunc(l.e.cfg.Journal.FlushDelay, l.flushLater)
 	}

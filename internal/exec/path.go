@@ -19,6 +19,8 @@ import (
 //	         -> configured interceptors (audit, quotas)
 //	         -> PostToolUse hooks                   [stage_posthooks.go]
 //	         -> the tool                            [stage_tool.go]
+//	            (or, for a delegated tool, the wait for the orchestrator's
+//	            CompleteCall                        [delegate.go])
 //
 // What follows both phases is the batch's, not a stage's: result shaping
 // and the stored-result handle (shape.go, persist.go) and the journal
@@ -31,7 +33,7 @@ type callPath struct {
 	run          Handler
 }
 
-func newCallPath(cfg *Config, sch *schemas, caps PolicyCapabilities) callPath {
+func newCallPath(cfg *Config, sch *schemas, caps PolicyCapabilities, delegated DelegatedRun) callPath {
 	report := hookReporter{Logger: cfg.Logger, Telemetry: cfg.Telemetry}
 	validate := SpanStage{Name: telemetry.StageValidate, Telemetry: cfg.Telemetry}
 	denials := DenialTracking{
@@ -54,7 +56,7 @@ func newCallPath(cfg *Config, sch *schemas, caps PolicyCapabilities) callPath {
 		run = append(run, ic)
 	}
 	run = append(run, PostHooksStage{Hooks: cfg.Hooks, Report: report, Logger: cfg.Logger})
-	tool := ToolStage{Environ: cfg.Environ, Hider: caps.Hider, Telemetry: cfg.Telemetry}
+	tool := ToolStage{Environ: cfg.Environ, Hider: caps.Hider, Telemetry: cfg.Telemetry, Delegated: delegated}
 	return callPath{
 		prepare:      Chain(done, validate, LookupStage{Registry: cfg.Registry, More: cfg.Tools, Remover: caps.Remover}, Validate(sch)),
 		checkPrepare: Chain(done, validate, Lookup(cfg.Registry, cfg.Tools), Validate(sch)),

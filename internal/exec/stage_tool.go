@@ -20,7 +20,14 @@ type ToolStage struct {
 	// leave out.
 	Hider     PathHider
 	Telemetry *telemetry.Recorder
+	// Delegated finishes the calls of tools the orchestrator completes
+	// (tool.Definition.Delegated); nil refuses them.
+	Delegated DelegatedRun
 }
+
+// DelegatedRun hands a delegated call to the orchestrator and returns the
+// result it completes the call with (Engine.delegated).
+type DelegatedRun func(ctx context.Context, c *Call, env *tool.Env) (*tool.Result, error)
 
 // Run is the stage's handler.
 func (s ToolStage) Run(ctx context.Context, c *Call) (*tool.Result, error) {
@@ -61,6 +68,12 @@ func (s ToolStage) run(ctx context.Context, c *Call) (*tool.Result, error) {
 	// ones, and the lookup costs a rules match.
 	if c.Def.ListsPaths && s.Hider != nil {
 		env.Hidden = s.Hider.HiddenFunc(c.PolicyRequest())
+	}
+	if c.Def.Delegated {
+		if s.Delegated == nil {
+			return nil, tool.Failf("%s is completed by the orchestrator, and this server takes no completions.", c.ToolName())
+		}
+		return s.Delegated(ctx, c, env)
 	}
 	return c.Invocation.Run(ctx, env)
 }

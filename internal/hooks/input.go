@@ -96,6 +96,11 @@ type input struct {
 	Model  string `json:"model,omitempty"`
 	Reason string `json:"reason,omitempty"`
 
+	AgentID              string `json:"agent_id,omitempty"`
+	AgentType            string `json:"agent_type,omitempty"`
+	StopHookActive       *bool  `json:"stop_hook_active,omitempty"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
+
 	// projectDir is $CLAUDE_PROJECT_DIR; not part of the JSON.
 	projectDir string
 	// matchOn is what the event's matchers match.

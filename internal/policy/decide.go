@@ -94,7 +94,9 @@ func (in *input) query() Query {
 func (in *input) generic() Decision {
 	q := in.query()
 	if r := in.rules.Match(Deny, q); r != nil {
-		return byRule(Deny, r, in.req.Tool)
+		d := byRule(Deny, r, in.req.Tool)
+		d.Message = agentDeniedMessage(r, q)
+		return d
 	}
 	if r := in.rules.Match(Ask, q); r != nil {
 		return in.ask(byRule(Ask, r, in.req.Tool))

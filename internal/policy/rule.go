@@ -36,6 +36,8 @@ type Rule struct {
 	domain *domainPattern
 	param  *paramPattern
 	skill  *skillPattern
+	// agentType: an Agent(type) rule (rule_agent.go).
+	agentType bool
 }
 
 // ruleKind says which matcher decides a rule.

@@ -172,6 +172,8 @@ func ParseRule(text string, b Behavior, src Source, root string) (*Rule, error) 
 		return r, nil
 	case isParam:
 		return parseParamRule(r, key, value)
+	case tool == "Agent":
+		return parseAgentRule(r, uspec)
 	case tool == "Read" || tool == "Edit":
 		p, msg := compilePath(uspec, b, root)
 		if msg != "" {

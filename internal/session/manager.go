@@ -189,6 +189,10 @@ func SessionRules(s *store.Session) policy.SessionRules {
 	}
 }
 
+// CheckMode refuses a mode that is not one of Modes, or that the
+// operator's settings disabled, as CreateSession and UpdateSession do.
+func (m *Manager) CheckMode(mode string) error { return m.checkMode(mode) }
+
 func (m *Manager) checkMode(mode string) error {
 	if !contains(Modes, mode) {
 		return invalidf("mode %q is not one of %s", mode, strings.Join(Modes, ", "))

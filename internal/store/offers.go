@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -43,6 +44,9 @@ type Answer struct {
 	Allow      bool   `json:"allow"`
 	ForSession bool   `json:"for_session"`
 	Message    string `json:"message,omitempty"`
+	// Completion completes a delegated call (exec.Answer.Completion),
+	// opaque here.
+	Completion json.RawMessage `json:"completion,omitempty"`
 }
 
 // ErrNoPending: no replica waits for that permission request (answered

@@ -67,6 +67,13 @@ type Session struct {
 	// of the stored session differs (its cwd included); it is not stored.
 	// CommitCall compares it.
 	ETag string
+	// Parent is the session whose Agent call created this one (a
+	// subagent's), with the agent's type and description; Children are
+	// the sessions this one created that way, oldest first.
+	Parent           string
+	AgentType        string
+	AgentDescription string
+	Children         []string
 }
 
 // Root is the session's primary directory: its worktree while it is in
@@ -113,6 +120,7 @@ func (s *Session) Clone() *Session {
 	c.Deny = append([]string(nil), s.Deny...)
 	c.Ask = append([]string(nil), s.Ask...)
 	c.AdditionalDirs = append([]string(nil), s.AdditionalDirs...)
+	c.Children = append([]string(nil), s.Children...)
 	c.User = s.User.clone()
 	c.SessionRules = s.SessionRules.clone()
 	if s.Env != nil {

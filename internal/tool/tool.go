@@ -56,6 +56,9 @@ type Definition struct {
 	// MCP: the tool is an MCP server's; a PostToolUse hook replaces its
 	// output with updatedMCPToolOutput.
 	MCP bool
+	// Delegated tools are completed by the orchestrator, not run by
+	// toold: their invocations implement Delegator (see delegate.go).
+	Delegated bool
 	// Classifier is what auto mode's classifier sees of a call's input
 	// (Claude Code's toAutoClassifierInput). The zero value passes the
 	// whole input with long strings cut.

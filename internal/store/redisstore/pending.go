@@ -45,7 +45,9 @@ func (s *Store) Pending(ttl time.Duration) *Pending {
 	return &Pending{s: s, ttl: ttl}
 }
 
-var requestIDRe = regexp.MustCompile(`^perm_[0-9a-f]{24}$`)
+// requestIDRe: permission requests' ids, and delegated calls' (dlg_,
+// which wait for CompleteCall in the same registry).
+var requestIDRe = regexp.MustCompile(`^(perm|dlg)_[0-9a-f]{24}$`)
 
 // pendingKeys returns the marker key and the channel of a request.
 func (p *Pending) pendingKeys(sessionID, requestID string) (marker, channel string, ok bool) {

@@ -44,13 +44,13 @@ func testOffersPending(t *testing.T, s store.Store) {
 		t.Fatalf("Open: %v", err)
 	}
 	defer closeFn()
-	want := store.Answer{Allow: true, ForSession: true, Message: "ok"}
+	want := store.Answer{Allow: true, ForSession: true, Message: "ok", Completion: []byte(`{"text":"done"}`)}
 	if err := answerer.Resolve(ctx, "s1", rid, want); err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
 	select {
 	case got := <-answers:
-		if got != want {
+		if got.Allow != want.Allow || got.ForSession != want.ForSession || got.Message != want.Message || string(got.Completion) != string(want.Completion) {
 			t.Fatalf("answer = %+v, want %+v", got, want)
 		}
 	case <-time.After(10 * time.Second):

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	tests = append(tests, journalTests...)
 	tests = append(tests, deleteTests...)
 	tests = append(tests, offersTests...)
+	tests = append(tests, childTests...)
 	tests = append(tests, boardTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

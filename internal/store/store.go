@@ -152,4 +152,5 @@ type Store interface {
 	Close() error
 
 	Journal
+	TaskLists
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tools/shells"
 	"github.com/toold/toold/internal/tools/webfetch"
 	"github.com/toold/toold/internal/workspace"
@@ -110,6 +111,8 @@ type toolRuntime struct {
 	webfetch *webfetch.Tool
 	files    filestate.Policy
 	multi    bool
+	// tasks keeps each session's task list: the state store.
+	tasks store.TaskLists
 	// bashTimeoutKills: Options.TimeoutKills of the Bash tool.
 	bashTimeoutKills bool
 }

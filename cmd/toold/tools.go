@@ -10,7 +10,11 @@ import (
 	"github.com/toold/toold/internal/tools/multiedit"
 	"github.com/toold/toold/internal/tools/notebookedit"
 	"github.com/toold/toold/internal/tools/read"
+	"github.com/toold/toold/internal/tools/taskcreate"
+	"github.com/toold/toold/internal/tools/taskget"
+	"github.com/toold/toold/internal/tools/tasklist"
 	"github.com/toold/toold/internal/tools/taskoutput"
+	"github.com/toold/toold/internal/tools/taskupdate"
 	"github.com/toold/toold/internal/tools/todowrite"
 	"github.com/toold/toold/internal/tools/write"
 )
@@ -23,7 +27,8 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
-		read.New(read.Options{}),
+		// Read also reads background tasks' output files (their handles).
+		read.New(read.Options{Tasks: rt.shells}),
 		write.NewWith(rt.files),
 		edit.NewWith(rt.files),
 	}
@@ -35,6 +40,12 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		notebookedit.New(),
 		glob.New(),
 		grep.New(grep.Options{}),
+		// The session's task list, kept in the store; TodoWrite stays for
+		// the clients whose models use it.
+		taskcreate.New(rt.tasks),
+		taskget.New(rt.tasks),
+		tasklist.New(rt.tasks),
+		taskupdate.New(rt.tasks),
 		todowrite.New(),
 		rt.webfetch,
 	)

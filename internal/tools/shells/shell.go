@@ -38,7 +38,9 @@ func (s State) String() string {
 
 // Info describes a shell.
 type Info struct {
-	ID          string
+	ID string
+	// Kind is what started the shell.
+	Kind        Kind
 	Command     string
 	Description string
 	Dir         string
@@ -61,6 +63,7 @@ type Info struct {
 // shell is one background command.
 type shell struct {
 	id, command, description, dir string
+	kind                          Kind
 	pid                           int
 	proc                          Process
 	started                       time.Time
@@ -95,7 +98,7 @@ func (sh *shell) info() Info {
 		code = -1
 	}
 	return Info{
-		ID: sh.id, Command: sh.command, Description: sh.description, Dir: sh.dir,
+		ID: sh.id, Kind: sh.kind, Command: sh.command, Description: sh.description, Dir: sh.dir,
 		PID: sh.pid, State: sh.state, ExitCode: code, Signal: sh.signal,
 		Started: sh.started, Ended: sh.ended, OutputBytes: sh.out.written(),
 	}

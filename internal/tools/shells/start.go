@@ -25,6 +25,8 @@ type Spec struct {
 	// Command and Description are kept for listings and messages.
 	Command     string
 	Description string
+	// Kind is what starts the shell (Bash by default).
+	Kind Kind
 	// Process, when set, is the command prepared by a launcher (the
 	// sandbox), which then starts, waits for and kills it; Path, Args,
 	// Dir and Env are not used. Nil: the shell runs Path itself in a
@@ -152,7 +154,7 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 		return nil, err
 	}
 	sh := &shell{
-		id: id, command: spec.Command, description: spec.Description, dir: spec.Dir,
+		id: id, command: spec.Command, description: spec.Description, dir: spec.Dir, kind: spec.Kind,
 		hide:    scriptPrefix(proc),
 		pid:     cmd.Process.Pid,
 		started: time.Now(),

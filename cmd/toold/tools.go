@@ -7,6 +7,7 @@ import (
 	"github.com/toold/toold/internal/tools/glob"
 	"github.com/toold/toold/internal/tools/grep"
 	"github.com/toold/toold/internal/tools/killshell"
+	"github.com/toold/toold/internal/tools/monitor"
 	"github.com/toold/toold/internal/tools/multiedit"
 	"github.com/toold/toold/internal/tools/notebookedit"
 	"github.com/toold/toold/internal/tools/read"
@@ -27,6 +28,7 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
+		monitor.New(monitor.Options{Shells: rt.shells, Sandbox: rt.sandbox}),
 		// Read also reads background tasks' output files (their handles).
 		read.New(read.Options{Tasks: rt.shells}),
 		write.NewWith(rt.files),

@@ -45,12 +45,17 @@ func (a *AskConfig) defaults() {
 	}
 }
 
-// policyRequest is what the decider sees of a call.
+// policyRequest is what the decider sees of a call: the call as one of
+// the tool it is decided as (tool.Definition.DecideAs), if any.
 func policyRequest(c *Call, cwd string) policy.Request {
 	s := c.Session
+	name := c.ToolName()
+	if c.Tool != nil && c.Def.DecideAs != "" {
+		name = c.Def.DecideAs
+	}
 	return policy.Request{
 		SessionID: s.ID,
-		Tool:      c.ToolName(),
+		Tool:      name,
 		Input:     c.Input,
 		Args:      c.Args,
 		ReadOnly:  c.Invocation.Traits().ReadOnly,

@@ -18,6 +18,7 @@ var builtinAnnotations = map[string]*sdk.ToolAnnotations{
 	"NotebookEdit": writes(true, false),
 	"Write":        writes(true, false),
 	"TaskStop":     writes(true, false),
+	"Monitor":      writes(true, true),
 	"TodoWrite":    writes(false, false),
 	"TaskCreate":   writes(false, false),
 	"TaskUpdate":   writes(false, false),

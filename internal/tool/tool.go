@@ -32,6 +32,11 @@ type Definition struct {
 	// property path, "[]" standing for an array's items, a space and the
 	// keyword: "todos[].content minLength".
 	InputMessages map[string]string
+	// DecideAs names the tool whose permission checks and rules decide
+	// this tool's calls: Monitor runs a shell command and is decided as
+	// Bash is, by Bash rules, as in Claude Code. Empty: the tool's own
+	// name.
+	DecideAs string
 }
 
 // Tool is one callable tool.

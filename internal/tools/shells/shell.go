@@ -84,6 +84,9 @@ type shell struct {
 	signal   syscall.Signal
 	ended    time.Time
 
+	// wmu serialises writes to out from the shell's copy goroutines.
+	wmu sync.Mutex
+
 	// readMu serialises reads, so that two readers never get the same
 	// output; cursor is the offset where the next read starts.
 	readMu sync.Mutex
@@ -117,9 +120,12 @@ func (sh *shell) kill() bool {
 	return true
 }
 
-// copyOutput moves the shell's output from the pipe to the spool until
-// every writer has closed it (or the pipe is closed under it).
-func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
+// copyOutput moves output from one pipe to the spool until every writer
+// has closed it (or the pipe is closed under it). onData, when set, sees
+// every piece too (a Monitor's standard output). A shell with a separate
+// standard output pipe runs two of these, which wmu keeps from writing to
+// the spool at once.
+func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}, onData func([]byte)) {
 	defer close(copied)
 	buf := make([]byte, 32<<10)
 	for {
@@ -132,7 +138,12 @@ func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
 			if len(sh.hide) > 0 && bytes.Contains(p, sh.hide) {
 				p = bytes.ReplaceAll(p, sh.hide, nil)
 			}
+			sh.wmu.Lock()
 			sh.out.write(p)
+			sh.wmu.Unlock()
+			if onData != nil {
+				onData(p)
+			}
 		}
 		if err != nil {
 			return
@@ -140,24 +151,36 @@ func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
 	}
 }
 
+// pipe is one output pipe of a shell and the signal that its copy is done.
+type pipe struct {
+	r      *os.File
+	copied <-chan struct{}
+}
+
 // wait reaps bash, kills what is left of it (a shell ends with its
 // command, as a foreground Bash call does), collects the last of the output
 // and records how the shell ended.
-func (sh *shell) wait(proc Process, r *os.File, copied <-chan struct{}) {
+func (sh *shell) wait(proc Process, pipes []pipe) {
 	proc.Wait()
 	sh.mu.Lock()
 	sh.reaped = true
 	sh.mu.Unlock()
 	timer := time.NewTimer(pipeGrace)
-	select {
-	case <-copied:
-	case <-timer.C:
-		// Closing the read end makes the pending read fail.
-		r.Close()
-		<-copied
+	for _, p := range pipes {
+		select {
+		case <-p.copied:
+		case <-timer.C:
+			// Closing the read ends makes the pending reads fail.
+			for _, q := range pipes {
+				q.r.Close()
+			}
+			<-p.copied
+		}
 	}
 	timer.Stop()
-	r.Close()
+	for _, p := range pipes {
+		p.r.Close()
+	}
 	sh.out.finish()
 	sh.end(proc)
 }

@@ -115,6 +115,16 @@ func (r *Registry) Status(sessionID, id string) (Info, error) {
 	return sh.info(), nil
 }
 
+// Done returns a channel closed once the shell has ended and its output
+// is final.
+func (r *Registry) Done(sessionID, id string) (<-chan struct{}, error) {
+	sh, err := r.lookup(sessionID, id)
+	if err != nil {
+		return nil, err
+	}
+	return sh.done, nil
+}
+
 // List returns a session's shells, oldest first.
 func (r *Registry) List(sessionID string) []Info {
 	r.mu.Lock()

@@ -27,6 +27,11 @@ type Spec struct {
 	Description string
 	// Kind is what starts the shell (Bash by default).
 	Kind Kind
+	// OnStdout, when set, gets the command's standard output as it
+	// arrives, from a pipe of its own (standard error then goes to the
+	// spool only); it must not block, and must copy what it keeps. Nil:
+	// standard output and error share one pipe.
+	OnStdout func([]byte)
 	// Process, when set, is the command prepared by a launcher (the
 	// sandbox), which then starts, waits for and kills it; Path, Args,
 	// Dir and Env are not used. Nil: the shell runs Path itself in a
@@ -133,6 +138,14 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shells: output pipe: %w", err)
 	}
+	var outR, outW *os.File
+	if spec.OnStdout != nil {
+		if outR, outW, err = os.Pipe(); err != nil {
+			pr.Close()
+			pw.Close()
+			return nil, fmt.Errorf("shells: output pipe: %w", err)
+		}
+	}
 	proc := spec.Process
 	if proc == nil {
 		proc = groupProcess{&exec.Cmd{
@@ -145,12 +158,21 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	}
 	cmd := proc.Exec()
 	cmd.Stdout, cmd.Stderr = pw, pw
+	if outW != nil {
+		cmd.Stdout = outW
+	}
 	err = proc.Start()
 	// The child holds its own copy of the write end; ours must go so that
 	// the read end sees EOF when the last process writing to it ends.
 	pw.Close()
+	if outW != nil {
+		outW.Close()
+	}
 	if err != nil {
 		pr.Close()
+		if outR != nil {
+			outR.Close()
+		}
 		return nil, err
 	}
 	sh := &shell{
@@ -162,9 +184,15 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 		done:    make(chan struct{}),
 	}
 	copied := make(chan struct{})
-	go sh.copyOutput(pr, copied)
+	go sh.copyOutput(pr, copied, nil)
+	pipes := []pipe{{pr, copied}}
+	if outR != nil {
+		outCopied := make(chan struct{})
+		go sh.copyOutput(outR, outCopied, spec.OnStdout)
+		pipes = append(pipes, pipe{outR, outCopied})
+	}
 	sh.proc = proc
-	go sh.wait(proc, pr, copied)
+	go sh.wait(proc, pipes)
 	return sh, nil
 }
 

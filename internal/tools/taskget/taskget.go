@@ -53,7 +53,9 @@ func (call) Traits() tool.Traits {
 	return tool.Traits{ReadOnly: true, ConcurrencySafe: true, Repeatable: true}
 }
 
-func (c call) Activity() tool.Activity { return tool.Activity{Summary: "Get task #" + c.id, Read: true} }
+func (c call) Activity() tool.Activity {
+	return tool.Activity{Summary: "Get task #" + c.id, Read: true}
+}
 
 func (c call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	l, err := c.st.GetTasks(ctx, env.SessionID)

@@ -61,7 +61,9 @@ func (t *killTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	case in.ShellID != nil && *in.ShellID != "":
 		return &call{tool: t, id: *in.ShellID}, nil
 	}
-	return nil, tool.InvalidInputf("Missing required parameter: task_id")
+	// No id: refused when the call runs, after the permission check, as
+	// Claude Code's own check of the input does.
+	return &call{tool: t}, nil
 }
 
 type call struct {
@@ -69,9 +71,11 @@ type call struct {
 	id   string
 }
 
-// Traits: a stop changes no file and touches only its own task, so it may
-// run beside other calls.
-func (c *call) Traits() tool.Traits { return tool.Traits{ConcurrencySafe: true} }
+// Traits: a stop changes no file and touches only the session's own task,
+// so it may run beside other calls, and it needs no approval, as in Claude
+// Code (declared read-only, which is what the policy allows without asking;
+// deny rules and hooks still apply).
+func (c *call) Traits() tool.Traits { return tool.Traits{ReadOnly: true, ConcurrencySafe: true} }
 
 func (c *call) Activity() tool.Activity {
 	return tool.Activity{Summary: "Stop " + c.id}
@@ -98,6 +102,9 @@ func jsonText(v any) (string, error) {
 }
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	if c.id == "" {
+		return nil, tool.InvalidInputf("Missing required parameter: task_id")
+	}
 	info, err := c.tool.reg.Kill(ctx, env.SessionID, c.id)
 	switch {
 	case errors.Is(err, shells.ErrNotFound), errors.Is(err, shells.ErrNotRunning):

@@ -36,8 +36,10 @@ const Name = "Monitor"
 const (
 	defaultTimeoutMS = 300000
 	// maxTimeoutMS is where Claude Code caps timeout_ms; its schema takes
-	// up to 3600000.
+	// minTimeoutMS to schemaMaxMS.
 	maxTimeoutMS = 600000
+	minTimeoutMS = 1000
+	schemaMaxMS  = 3600000
 	// batch is how long after the first event more lines are gathered
 	// into the same result, as Claude Code batches lines into one
 	// notification.
@@ -99,6 +101,14 @@ func (t *monitorTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, tool.InvalidInputf("Invalid input for Monitor: %v", err)
 	}
+	// Claude Code checks the bounds of timeout_ms (which the engine
+	// leaves to the tool at the top level) before it asks for a source.
+	if in.TimeoutMS != nil && *in.TimeoutMS < minTimeoutMS {
+		return nil, tool.InvalidInputf("%s", zodBound("too_small", "minimum", minTimeoutMS, "Too small: expected number to be >=1000"))
+	}
+	if in.TimeoutMS != nil && *in.TimeoutMS > schemaMaxMS {
+		return nil, tool.InvalidInputf("%s", zodBound("too_big", "maximum", schemaMaxMS, "timeout_ms must be ≤ 3600000"))
+	}
 	if in.Command == nil {
 		// Claude Code's refinement, in its words: a source is required.
 		return nil, tool.InvalidInputf("InputValidationError: [\n  {\n    \"code\": \"custom\",\n    \"path\": [],\n    \"message\": \"exactly one of command or ws\"\n  }\n]")
@@ -108,6 +118,12 @@ func (t *monitorTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		ms = min(*in.TimeoutMS, maxTimeoutMS)
 	}
 	return &call{tool: t, description: in.Description, command: *in.Command, timeout: time.Duration(ms * float64(time.Millisecond))}, nil
+}
+
+// zodBound is Claude Code's refusal of a timeout_ms out of bounds, as its
+// schema library words it.
+func zodBound(code, bound string, limit int, message string) string {
+	return fmt.Sprintf("InputValidationError: [\n  {\n    \"origin\": \"number\",\n    \"code\": %q,\n    %q: %d,\n    \"inclusive\": true,\n    \"path\": [\n      \"timeout_ms\"\n    ],\n    \"message\": %q\n  }\n]", code, bound, limit, message)
 }
 
 type call struct {

@@ -31,6 +31,7 @@ type runtimeFlags struct {
 
 	requireRead *bool
 	multiEdit   *bool
+	todoWrite   *bool
 	// bashTimeoutKills keeps the kill at the timeout for every command.
 	bashTimeoutKills *bool
 }
@@ -48,6 +49,7 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 		requireRead:      fs.Bool("require-read-before-write", false, "Write, Edit and MultiEdit refuse to change an existing file the model has not read in the session, or that changed on disk since it read it (Claude Code writes a file never read, and edits a changed one)"),
 		bashTimeoutKills: fs.Bool("bash-timeout-kills", false, "kill every Bash command at its timeout (Claude Code kills only a command whose first word is sleep, and moves any other to the background, where it keeps running)"),
 		multiEdit:        fs.Bool("multiedit", false, "offer the MultiEdit tool (several edits of one file in one call, all or nothing), which Claude Code 2.1.332 does not have"),
+		todoWrite:        fs.Bool("todowrite", false, "offer TodoWrite instead of the task list tools (TaskCreate, TaskGet, TaskList, TaskUpdate), as Claude Code does with CLAUDE_CODE_ENABLE_TASKS=0; without it TodoWrite is deferred (listed by name only, loaded with ToolSearch) and still runs when called"),
 	}
 	*f.shellOutputCap = shells.DefaultMaxOutputBytes
 	*f.fetchMaxBytes = webfetch.DefaultMaxBytes
@@ -64,6 +66,8 @@ type runtimeConfig struct {
 	Files filestate.Policy
 	// MultiEdit offers the MultiEdit tool.
 	MultiEdit bool
+	// TodoWrite offers TodoWrite in place of the task list tools.
+	TodoWrite bool
 	// BashTimeoutKills kills every Bash command at its timeout.
 	BashTimeoutKills bool
 }
@@ -97,6 +101,7 @@ func (f *runtimeFlags) config() (runtimeConfig, error) {
 		},
 		Files:     filestate.Policy{RequireRead: *f.requireRead},
 		MultiEdit: *f.multiEdit,
+		TodoWrite: *f.todoWrite,
 
 		BashTimeoutKills: *f.bashTimeoutKills,
 	}, nil
@@ -111,6 +116,8 @@ type toolRuntime struct {
 	webfetch *webfetch.Tool
 	files    filestate.Policy
 	multi    bool
+	// todoWrite: TodoWrite in place of the task list tools.
+	todoWrite bool
 	// tasks keeps each session's task list: the state store.
 	tasks store.TaskLists
 	// bashTimeoutKills: Options.TimeoutKills of the Bash tool.
@@ -128,7 +135,7 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		return nil, err
 	}
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
-		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit,
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, todoWrite: cfg.Runtime.TodoWrite,
 		bashTimeoutKills: cfg.Runtime.BashTimeoutKills}, nil
 }
 

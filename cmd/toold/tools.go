@@ -42,14 +42,19 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		notebookedit.New(),
 		glob.New(),
 		grep.New(grep.Options{}),
-		// The session's task list, kept in the store; TodoWrite stays for
-		// the clients whose models use it.
-		taskcreate.New(rt.tasks),
-		taskget.New(rt.tasks),
-		tasklist.New(rt.tasks),
-		taskupdate.New(rt.tasks),
-		todowrite.New(),
 		rt.webfetch,
 	)
+	if rt.todoWrite {
+		// As Claude Code with CLAUDE_CODE_ENABLE_TASKS=0: TodoWrite
+		// alone.
+		tools = append(tools, todowrite.New())
+	} else {
+		// Claude Code 2.1.332's task list, kept in the store for each
+		// session. TodoWrite stays for the clients whose models call it:
+		// deferred, so the model sees one task list, and run when called.
+		tools = append(tools,
+			taskcreate.New(rt.tasks), taskget.New(rt.tasks), tasklist.New(rt.tasks), taskupdate.New(rt.tasks),
+			tool.Defer(todowrite.New()))
+	}
 	return tool.NewRegistry(tools...)
 }

@@ -2,7 +2,8 @@
 #
 # Every tool the targets need is installed here when absent: Go tools into
 # ./bin from the Go module proxy, ripgrep, redis-server and jq from Debian's
-# packages, the reference MCP filesystem server into ./.deps from npm.
+# packages, the reference MCP filesystem server into ./.deps from npm,
+# Debian's chromium and npm's playwright-core for the console's browser test.
 # Nothing else is assumed beyond Go, Node.js, bash and make.
 
 SHELL := /bin/bash
@@ -103,17 +104,23 @@ $(BIN)/protoc-gen-go-grpc:
 $(BIN)/grpcurl:
 	GOBIN=$(BIN) $(GO) install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
 
+CONSOLE_TEST := $(CURDIR)/test/console
+
 ## deps: Go tools plus the system and npm packages the tests use
 deps: tools $(MCP_FS_SERVER)
 	@missing=""; \
 	command -v rg >/dev/null || missing="$$missing ripgrep"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v jq >/dev/null || missing="$$missing jq"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
+	@# playwright-core drives chromium in the console's browser test (test/e2e/console_test.go).
+	@[ $(CONSOLE_TEST)/node_modules/.package-lock.json -nt $(CONSOLE_TEST)/package-lock.json ] || \
+		npm ci --silent --no-audit --no-fund --prefix $(CONSOLE_TEST)
 
 # Rebuilt when the module's version in go.mod changes.
 $(VALIDATE_PROTO): go.mod

@@ -43,10 +43,13 @@ type config struct {
 	// values into an object).
 	StrictInputJSON bool
 	// StrictRules refuses permission rules that do not parse.
-	StrictRules       bool
-	PermissionTimeout time.Duration
-	DenialLimit       int
-	DenialWindow      time.Duration
+	StrictRules bool
+	// BareFileRulesCoverFamily: a bare Read/Edit deny or ask covers the
+	// whole family and Bash commands' files.
+	BareFileRulesCoverFamily bool
+	PermissionTimeout        time.Duration
+	DenialLimit              int
+	DenialWindow             time.Duration
 
 	RedisURL       string
 	RedisKeyPrefix string
@@ -65,6 +68,7 @@ type config struct {
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+	Console    consoleConfig
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
@@ -94,6 +98,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		allowed     = fs.String("allowed-tools", "", "comma-separated allow rules for every session (flagSettings), e.g. \"Bash(git status),Read\"")
 		disallowed  = fs.String("disallowed-tools", "", "comma-separated deny rules for every session (flagSettings)")
 		strictJSON  = fs.Bool("strict-input-json", false, "refuse a call's input_json with a duplicate key or that is not a JSON object (default: read it as Claude Code does, the last duplicate winning)")
+		bareFamily  = fs.Bool("bare-file-rules-cover-family", false, "make a bare Read or Edit deny or ask rule (or Read(*), Edit(*)) cover every tool of its family and the files of Bash commands, as Read(//**) would; by default it is about the tool it names, as in Claude Code, where a bare Read deny leaves Grep, Glob and cat running")
 		strictRules = fs.Bool("strict-rules", false, "refuse a permission rule that does not parse (CreateSession and UpdateSession fail, a bad --settings file stops the server); by default it is ignored with a warning, as Claude Code ignores it")
 		wsSettings  = fs.Bool("read-workspace-settings", false, "read each workspace's .claude/settings.json and settings.local.json (only for trusted workspaces)")
 		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
@@ -112,6 +117,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
 	mcpF := addMCPFlags(fs)
+	consoleF := addConsoleFlags(fs)
 	connF := addConnectionFlags(fs)
 	fs.DurationVar(shutdown, "drain-timeout", 30*time.Second, "on SIGTERM, how long running Execute streams may finish before their calls are killed (process groups)")
 	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
@@ -142,7 +148,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		Listen: *listen, WorkspaceRoot: *root, LogFormat: *logFormat,
 		MaxToolConcurrency: *concurrency, MaxCallsPerRequest: *maxCalls, ShutdownTimeout: *shutdown,
 		Settings: *settings, AllowedTools: splitRules(*allowed), DisallowedTools: splitRules(*disallowed),
-		ReadWorkspaceSettings: *wsSettings, StrictInputJSON: *strictJSON, StrictRules: *strictRules, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
+		ReadWorkspaceSettings: *wsSettings, StrictInputJSON: *strictJSON, StrictRules: *strictRules, BareFileRulesCoverFamily: *bareFamily, PermissionTimeout: *permTimeout, DenialLimit: *denialLimit, DenialWindow: *denialWin,
 		RedisURL: *redisURL, RedisKeyPrefix: *redisPrefix, SessionTTL: *sessionTTL,
 		ResultTTL: *resultTTL, CallLease: *callLease, SweepInterval: *sweepEvery,
 		TenantSettings: *tenantDir,
@@ -164,6 +170,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Console, err = consoleF(); err != nil {
 		return nil, err
 	}
 	if cfg.Telemetry, err = telemetryF.config(getenv); err != nil {

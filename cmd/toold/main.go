@@ -123,10 +123,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	defer closePools()
 	decider, err := policy.NewEngine(policy.Options{
-		PolicyFile:         cfg.Settings,
-		Flag:               policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
-		ReadWorkspaceFiles: cfg.ReadWorkspaceSettings,
-		StrictRules:        cfg.StrictRules,
+		PolicyFile:               cfg.Settings,
+		Flag:                     policy.Settings{Allow: cfg.AllowedTools, Deny: cfg.DisallowedTools},
+		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
+		StrictRules:              cfg.StrictRules,
+		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
 	})
 	if err != nil {
 		return configError{err}
@@ -159,6 +160,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer aud.close()
+	rec := newConsoleRecorder(cfg, st, log)
+	defer rec.close()
 	// A session's deny rules remove tools from its pool (ListTools,
 	// ToolSearch), as Claude Code's filterToolsByDenyRules does.
 	pools.RemoveDenied(func(sess *store.Session, name string) bool {
@@ -166,11 +169,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	})
 	engine, err := exec.NewEngine(exec.Config{
 		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
-		OnDecision:      aud.onDecision,
+		OnDecision:      rec.onDecision(aud.onDecision),
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
 		Tools:           pools,
-		Store:           st,
+		Store:           rec.store(st),
 		Policy:          decider,
 		MaxConcurrency:  cfg.MaxToolConcurrency,
 		InputLimits:     cfg.Limits.Input,
@@ -232,7 +235,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer closeLimiter()
-	srv, health := server.New(opts, server.NewSessionService(sessions, engine), tools)
+	sessionService := server.NewSessionService(sessions, engine)
+	srv, health := server.New(opts, sessionService, tools)
 	stopHealth, err := serveHealth(ctx, cfg.Auth.HealthListen, server.NewHealthOnly(health), log)
 	if err != nil {
 		return err
@@ -247,6 +251,10 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	stopMCP, err := serveMCP(cfg, opts.Authenticator, engine, sessions, tools, log)
+	if err != nil {
+		return err
+	}
+	stopConsole, err := serveConsole(cfg, opts.Authenticator, opts.TLS, st, sessions, sessionService, log)
 	if err != nil {
 		return err
 	}
@@ -270,6 +278,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		log.Warn("shutdown deadline passed; killing running calls")
 	}
 	stopMCP()
+	stopConsole()
 	killCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := engine.Shutdown(killCtx); err != nil {

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/toold/toold/internal/tools/filestate"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tools/filestate"
+	"github.com/toold/toold/internal/tools/read"
 	"github.com/toold/toold/internal/tools/shells"
 	"github.com/toold/toold/internal/tools/webfetch"
 	"github.com/toold/toold/internal/workspace"
@@ -34,6 +35,7 @@ type runtimeFlags struct {
 	todoWrite   *bool
 	// bashTimeoutKills keeps the kill at the timeout for every command.
 	bashTimeoutKills *bool
+	readMaxTokens    *int
 }
 
 func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
@@ -48,6 +50,7 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 		fetchKeepHTTP:    fs.Bool("webfetch-keep-http", false, "fetch http URLs as they are instead of upgrading them to https"),
 		requireRead:      fs.Bool("require-read-before-write", false, "Write, Edit and MultiEdit refuse to change an existing file the model has not read in the session, or that changed on disk since it read it (Claude Code writes a file never read, and edits a changed one)"),
 		bashTimeoutKills: fs.Bool("bash-timeout-kills", false, "kill every Bash command at its timeout (Claude Code kills only a command whose first word is sleep, and moves any other to the background, where it keeps running)"),
+		readMaxTokens:    fs.Int("read-max-tokens", 0, "cap a text Read at this many estimated tokens (four characters each), as Claude Code does when the Messages API cannot count them: over it a read with a limit is refused and one without is cut to the lines that fit in 85% of the cap; 0 (the default) applies no cap, as Claude Code with a working API returns files its count allows"),
 		multiEdit:        fs.Bool("multiedit", false, "offer the MultiEdit tool (several edits of one file in one call, all or nothing), which Claude Code 2.1.332 does not have"),
 		todoWrite:        fs.Bool("todowrite", false, "offer TodoWrite instead of the task list tools (TaskCreate, TaskGet, TaskList, TaskUpdate), as Claude Code does with CLAUDE_CODE_ENABLE_TASKS=0; without it TodoWrite is deferred (listed by name only, loaded with ToolSearch) and still runs when called"),
 	}
@@ -70,6 +73,8 @@ type runtimeConfig struct {
 	TodoWrite bool
 	// BashTimeoutKills kills every Bash command at its timeout.
 	BashTimeoutKills bool
+	// Read configures the Read tool.
+	Read read.Options
 }
 
 func (f *runtimeFlags) config() (runtimeConfig, error) {
@@ -86,6 +91,8 @@ func (f *runtimeFlags) config() (runtimeConfig, error) {
 		return runtimeConfig{}, fmt.Errorf("--webfetch-timeout %s: want a positive duration", *f.fetchTimeout)
 	case *f.fetchMaxBytes < 1<<10 || *f.fetchMaxBytes > 1<<30:
 		return runtimeConfig{}, fmt.Errorf("--webfetch-max-bytes %s: want 1KiB..1GiB", f.fetchMaxBytes)
+	case *f.readMaxTokens < 0:
+		return runtimeConfig{}, fmt.Errorf("--read-max-tokens %d: want 0 (no cap) or more", *f.readMaxTokens)
 	case *f.fetchCacheTTL < 0:
 		return runtimeConfig{}, fmt.Errorf("--webfetch-cache-ttl %s: want 0 (no cache) or a positive duration", *f.fetchCacheTTL)
 	}
@@ -102,6 +109,7 @@ func (f *runtimeFlags) config() (runtimeConfig, error) {
 		Files:     filestate.Policy{RequireRead: *f.requireRead},
 		MultiEdit: *f.multiEdit,
 		TodoWrite: *f.todoWrite,
+		Read:      read.Options{MaxTokens: *f.readMaxTokens},
 
 		BashTimeoutKills: *f.bashTimeoutKills,
 	}, nil
@@ -120,6 +128,7 @@ type toolRuntime struct {
 	todoWrite bool
 	// tasks keeps each session's task list: the state store.
 	tasks store.TaskLists
+	read  read.Options
 	// bashTimeoutKills: Options.TimeoutKills of the Bash tool.
 	bashTimeoutKills bool
 }
@@ -135,7 +144,7 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		return nil, err
 	}
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
-		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, todoWrite: cfg.Runtime.TodoWrite,
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read, todoWrite: cfg.Runtime.TodoWrite,
 		bashTimeoutKills: cfg.Runtime.BashTimeoutKills}, nil
 }
 

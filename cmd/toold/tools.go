@@ -29,8 +29,7 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
 		monitor.New(monitor.Options{Shells: rt.shells, Sandbox: rt.sandbox}),
-		// Read also reads background tasks' output files (their handles).
-		read.New(read.Options{Tasks: rt.shells}),
+		read.New(readOptions(rt)),
 		write.NewWith(rt.files),
 		edit.NewWith(rt.files),
 	}
@@ -57,4 +56,14 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 			tool.Defer(todowrite.New()))
 	}
 	return tool.NewRegistry(tools...)
+}
+
+// readOptions are Read's options, with the background tasks whose output
+// files Read also reads (by their handles).
+func readOptions(rt *toolRuntime) read.Options {
+	o := rt.read
+	if rt.shells != nil {
+		o.Tasks = rt.shells
+	}
+	return o
 }

@@ -26,7 +26,7 @@ const maxWalk = 20000
 func (in *input) guarded(tool string) bool {
 	for _, b := range []Behavior{Deny, Ask} {
 		for _, r := range in.rules.Rules(b) {
-			if r.appliesTo(tool) && (r.kind == kindPath || r.kind == kindTool) {
+			if r.appliesTo(tool) && r.speaksOfPaths() {
 				return true
 			}
 		}
@@ -145,7 +145,7 @@ func (in *input) guardedBelow(paths []string) (string, string) {
 	var rules []*Rule
 	for _, b := range []Behavior{Deny, Ask} {
 		for _, r := range in.rules.Rules(b) {
-			if r.appliesTo("Read") {
+			if r.appliesTo("Read") && r.speaksOfPaths() {
 				rules = append(rules, r)
 			}
 		}
@@ -297,7 +297,7 @@ func (in *input) matchResolved(b Behavior, tool string, paths []string) *Rule {
 		return nil
 	}
 	q := in.query()
-	q.Tool, q.Cwd, q.Home = tool, cwd, home
+	q.Tool, q.Cwd, q.Home, q.PathsOnly = tool, cwd, home, tool != in.req.Tool
 	for _, p := range paths {
 		q.Path = p
 		if r := in.rules.Match(b, q); r != nil {

@@ -94,7 +94,10 @@ func rules(allow, deny, ask []string) SessionRules {
 }
 
 func runFileCases(t *testing.T, cases []fileCase) {
-	w := newFileWorld(t)
+	runFileCasesWith(t, newFileWorld(t), cases)
+}
+
+func runFileCasesWith(t *testing.T, w fileWorld, cases []fileCase) {
 	for _, tc := range cases {
 		name := tc.mode + " " + tc.cmd
 		t.Run(name, func(t *testing.T) {
@@ -331,7 +334,12 @@ func TestReadRuleFormsBindBash(t *testing.T) {
 		{cmd: "cat sub/x", rules: rules(allowCat, []string{"Read(./sub/**)"}, nil), want: Deny},
 		{cmd: "cd sub && cat x", rules: rules(allowCat, []string{"Read(./sub/**)"}, nil), want: Deny},
 		{cmd: "cat clean/a.txt", rules: rules(allowCat, []string{"Read(*.txt)"}, nil), want: Deny},
-		{cmd: "cat x", rules: rules(allowCat, []string{"Read"}, nil), want: Deny},
+		// A bare Read deny names the Read tool: Claude Code still runs cat
+		// (BareFileRulesCoverFamily: see TestBareFileRulesCoverFamily).
+		{cmd: "cat x", rules: rules(allowCat, []string{"Read"}, nil), want: Allow},
+		{cmd: "cat x", rules: rules(allowCat, []string{"Read(*)"}, nil), want: Allow},
+		{cmd: "cat x", rules: rules(allowCat, []string{"Read(**)"}, nil), want: Deny},
+		{cmd: "cat sub/x", rules: rules(allowCat, []string{"Read(**)"}, nil), want: Deny},
 		{cmd: "exec 3< .env; cat <&3", mode: "bypassPermissions", rules: rules(nil, denyEnv, nil), want: Deny},
 		{cmd: "diff <(cat .env) x", mode: "bypassPermissions", rules: rules(nil, denyEnv, nil), want: Deny},
 		{cmd: "cat <<< \"$(cat .env)\"", mode: "bypassPermissions", rules: rules(nil, denyEnv, nil), want: Deny},
@@ -365,4 +373,38 @@ func TestRuleAnchorsAfterSessionCd(t *testing.T) {
 			t.Errorf("%s with %s: got %v (%s), want %v", tc.cmd, tc.rule, d.Behavior, d.Reason, tc.want)
 		}
 	}
+}
+
+// With BareFileRulesCoverFamily, a bare Read or Edit deny or ask rule (and
+// Read(*), Edit(*)) covers every file its family reads or writes,
+// commands' files included; without it the same rules leave commands alone.
+func TestBareFileRulesCoverFamily(t *testing.T) {
+	strict := newFileWorld(t)
+	e, err := NewEngine(Options{Home: strict.home, BareFileRulesCoverFamily: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict.e = e
+	cases := []struct {
+		c            fileCase
+		lax, covered Behavior
+	}{
+		{fileCase{cmd: "cat x", rules: rules(allowCat, []string{"Read"}, nil)}, Allow, Deny},
+		{fileCase{cmd: "cat x", rules: rules(allowCat, []string{"Read(*)"}, nil)}, Allow, Deny},
+		{fileCase{cmd: "cat x", rules: rules(allowCat, nil, []string{"Read"})}, Allow, Ask},
+		{fileCase{cmd: "grep -r k .", rules: rules(allowMany, []string{"Read"}, nil)}, Allow, Deny},
+		{fileCase{cmd: "cd sub && head x", rules: rules(allowMany, []string{"Read"}, nil)}, Allow, Deny},
+		{fileCase{cmd: "echo hi > out.txt", mode: "acceptEdits", rules: rules(nil, []string{"Edit"}, nil)}, Allow, Deny},
+		{fileCase{cmd: "cp x y", mode: "acceptEdits", rules: rules(allowMany, []string{"Edit(*)"}, nil)}, Allow, Deny},
+		// A path rule decides commands' files whatever the option.
+		{fileCase{cmd: "cat .env", rules: rules(allowCat, denyEnv, nil)}, Deny, Deny},
+	}
+	var lax, covered []fileCase
+	for _, tc := range cases {
+		a, b := tc.c, tc.c
+		a.want, b.want = tc.lax, tc.covered
+		lax, covered = append(lax, a), append(covered, b)
+	}
+	t.Run("default", func(t *testing.T) { runFileCases(t, lax) })
+	t.Run("covered", func(t *testing.T) { runFileCasesWith(t, strict, covered) })
 }

@@ -132,7 +132,7 @@ func (in *input) pathsOf(p string) []string {
 
 func (in *input) matchAny(b Behavior, tool string, paths []string) *Rule {
 	q := in.query()
-	q.Tool = tool
+	q.Tool, q.PathsOnly = tool, tool != in.req.Tool
 	for _, p := range paths {
 		q.Path = p
 		if r := in.rules.Match(b, q); r != nil {
@@ -145,7 +145,7 @@ func (in *input) matchAny(b Behavior, tool string, paths []string) *Rule {
 func (in *input) matchAll(b Behavior, tool string, paths []string) *Rule {
 	var first *Rule
 	q := in.query()
-	q.Tool = tool
+	q.Tool, q.PathsOnly = tool, tool != in.req.Tool
 	for _, p := range paths {
 		q.Path = p
 		r := in.rules.Match(b, q)

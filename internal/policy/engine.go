@@ -25,6 +25,13 @@ type Options struct {
 	// default such a rule is skipped with a warning, as Claude Code
 	// skips it.
 	StrictRules bool
+	// BareFileRulesCoverFamily makes a bare Read or Edit deny or ask rule
+	// (also Read(*), Edit(*)) cover the tool's whole family and the files of
+	// Bash commands, as Read(//**) or Edit(//**) would: a bare Read deny
+	// then also refuses Grep, Glob and cat. By default such a rule is about
+	// the one tool it names, as in Claude Code, where a bare Read deny
+	// removes the Read tool and Grep, Glob and Bash still read.
+	BareFileRulesCoverFamily bool
 }
 
 // Engine decides calls. Each session's rules are compiled once per
@@ -131,11 +138,17 @@ func (e *Engine) compile(workspace string, rules SessionRules) (*RuleSet, []stri
 	if len(rules.Session.Ask) > 0 {
 		srcs = append(srcs, SourceSettings{Source: SourceSession, Root: workspace, Settings: Settings{Ask: rules.Session.Ask}, Origin: "session"})
 	}
+	var rs *RuleSet
+	var warnings []string
 	if e.opts.StrictRules {
-		rs, err := Compile(srcs)
-		return rs, nil, err
+		rs, err = Compile(srcs)
+	} else {
+		rs, warnings, err = CompileLenient(srcs)
 	}
-	return CompileLenient(srcs)
+	if err == nil && !e.opts.BareFileRulesCoverFamily {
+		rs.bareRulesNameTheirTool()
+	}
+	return rs, warnings, err
 }
 
 func (e *Engine) rulesFor(req Request) (*RuleSet, error) {

@@ -129,6 +129,13 @@ func (p toolPattern) matches(tool string) bool {
 	return tool == p.name
 }
 
+// speaksOfPaths reports whether the rule decides files by their paths: a
+// path rule, or a bare Read or Edit rule that covers its whole family
+// (Options.BareFileRulesCoverFamily).
+func (r *Rule) speaksOfPaths() bool {
+	return r.kind == kindPath || (r.kind == kindTool && r.family != famNone)
+}
+
 // appliesTo reports whether the rule speaks about calls of tool at all; the
 // kind's matcher then decides the call.
 func (r *Rule) appliesTo(tool string) bool {
@@ -164,6 +171,9 @@ func (r *Rule) matchesWith(q *Query, ct *cmdText) bool {
 	}
 	switch r.kind {
 	case kindTool:
+		if q.PathsOnly && r.family == famNone {
+			return false
+		}
 		// A tool-level Bash allow still never covers what the analyser could
 		// not see or a command that writes files by redirection: see
 		// bashAllowBlocked.

@@ -26,9 +26,14 @@ type pathPattern struct {
 	anchor pathAnchor
 	fixed  string // anchorFixed: clean absolute directory
 	up     int    // anchorCwd: leading "../" steps
-	// glob is a doublestar pattern relative to the anchor; "" matches the
-	// anchor and everything below it.
+	// glob is a doublestar pattern relative to the anchor; "" matches
+	// everything below the anchor, and the anchor itself unless belowOnly.
 	glob string
+	// belowOnly: the pattern is "**" (or "**/", "**/**"), which in Claude
+	// Code covers every file under the anchor but not the anchor directory
+	// itself, so a Grep or Glob rooted there runs and leaves each covered
+	// file out of its results (Read(**) deny: "No files found").
+	belowOnly bool
 }
 
 // compilePath compiles a gitignore-style path pattern of a rule in list b
@@ -41,6 +46,8 @@ type pathPattern struct {
 //   - as in gitignore, a pattern that matches a directory covers everything
 //     below it, so "x", "x/" and "x/**" each cover x and its whole subtree
 //     (matching x itself lets a deny stop a Grep or Glob rooted there);
+//     "**" alone covers everything below its anchor but not the anchor
+//     directory, as in Claude Code;
 //   - a single segment with no slash ("Read(.env)") matches at any depth
 //     under the cwd, ≡ "**/.env";
 //   - a single-segment directory pattern ("src/**", "src/") matches at any
@@ -103,7 +110,7 @@ func compilePath(spec string, b Behavior, root string) (*pathPattern, string) {
 		break
 	}
 	if rest == "**" {
-		rest = "" // everything below the anchor
+		rest, p.belowOnly = "", true // everything below the anchor
 	}
 	if rest != "" {
 		for _, seg := range strings.Split(rest, "/") {
@@ -187,7 +194,7 @@ func (p *pathPattern) matchUnder(anchor, path string) bool {
 		return false
 	}
 	if p.glob == "" {
-		return true
+		return rel != "" || !p.belowOnly
 	}
 	if rel == "" {
 		return false

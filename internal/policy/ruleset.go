@@ -44,6 +44,12 @@ type Query struct {
 	Home string
 	// Domain is the hostname of a WebFetch URL.
 	Domain string
+	// PathsOnly asks only the rules that speak about paths: path rules and
+	// family-wide bare rules. It is set when a call of one tool is checked
+	// as a read or write of another (a Bash command's files as Read or
+	// Edit): a rule that merely names the Read or Edit tool is about that
+	// tool, and Claude Code does not apply it to a command's files.
+	PathsOnly bool
 }
 
 // Compile parses every rule of every source, all or nothing: the first bad
@@ -117,6 +123,23 @@ func (rs *RuleSet) Match(b Behavior, q Query) *Rule {
 		}
 	}
 	return nil
+}
+
+// bareRulesNameTheirTool narrows each bare Read or Edit deny and ask rule
+// to the tool it names (see Options.BareFileRulesCoverFamily). Allow rules
+// keep their family: a bare Read allow approving Grep and Glob too grants
+// nothing a read inside the workspace would not already have.
+func (rs *RuleSet) bareRulesNameTheirTool() {
+	if rs == nil {
+		return
+	}
+	for _, b := range []Behavior{Deny, Ask} {
+		for _, r := range rs.byBehavior[b] {
+			if r.kind == kindTool {
+				r.family = famNone
+			}
+		}
+	}
 }
 
 // ToolDenied returns the first deny rule that removes tool entirely: a

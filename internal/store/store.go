@@ -153,4 +153,5 @@ type Store interface {
 
 	Journal
 	TaskLists
+	Board
 }

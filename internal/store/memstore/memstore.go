@@ -20,6 +20,9 @@ type Store struct {
 	sessions map[string]*entry
 	deleted  deletedMarks
 	now      func() time.Time
+	// feedWake is closed and replaced by every AppendFeed, waking the
+	// ReadFeeds that wait.
+	feedWake chan struct{}
 }
 
 type entry struct {
@@ -30,6 +33,7 @@ type entry struct {
 	blobs   map[string][]byte
 	tasks   *store.TaskList
 	ver     uint64 // grows with every change of s: the ETag
+	board   board
 }
 
 // session returns a copy with the ETag set.

@@ -37,7 +37,8 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		return fmt.Errorf("redis: delete token: %w", err)
 	}
 	keep := store.DeletedKeep.Milliseconds()
-	r, err := scriptMarkDeleted.Run(ctx, s.c, append(k.all(), k.deleted), s.ttlMs, keep, hex.EncodeToString(tok[:])).Int64Slice()
+	feed, asks, askexp := k.board()
+	r, err := scriptMarkDeleted.Run(ctx, s.c, append(k.all(), k.deleted, feed, asks, askexp), s.ttlMs, keep, hex.EncodeToString(tok[:])).Int64Slice()
 	if err != nil {
 		return unavailable(err)
 	}

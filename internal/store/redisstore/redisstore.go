@@ -269,7 +269,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *store.Session) error {
 	if err != nil {
 		return fmt.Errorf("redis: encode session %s: %w", sess.ID, err)
 	}
-	v, err := s.run(ctx, scriptCreate, sess.ID, k, data, k.base)
+	v, err := s.createIndexed(ctx, sess, k, data)
 	if err != nil {
 		return err
 	}

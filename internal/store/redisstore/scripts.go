@@ -75,7 +75,8 @@ return v
 // KEYS[5] = the deleted mark (hash); ARGV[2] = how long the mark is kept
 // (ms), ARGV[3] = a token unique to this DeleteSession. It moves the
 // session JSON into the mark and unlinks the session, stamps and denials
-// keys (UNLINK frees a large hash off Redis' main thread), so that every
+// keys, and the console's board keys given as KEYS[6..] (UNLINK frees a
+// large hash off Redis' main thread), so that every
 // script from now on finds no session. The calls set stays: it lists the
 // records that the bounded steps of scriptPurgeCalls drop next. Returns
 // {status, calls left}: status 1 when this delete marked the session (a
@@ -96,6 +97,7 @@ redis.call('DEL', KEYS[5])
 redis.call('HSET', KEYS[5], 's', v, 'by', ARGV[3])
 redis.call('PEXPIRE', KEYS[5], ARGV[2])
 redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+for i = 6, #KEYS do redis.call('UNLINK', KEYS[i]) end
 return {1, redis.call('ZCARD', KEYS[4])}
 `)
 
@@ -426,3 +428,50 @@ var allScripts = []*redis.Script{
 	scriptReleaseCall, scriptRenewLease, scriptReadEvents, scriptCommitCall,
 	scriptGetBlob,
 }
+
+// The console's board (board.go) has its own calling convention:
+// KEYS[1] = session, KEYS[2] = feed (stream) or asks (hash), KEYS[3] =
+// the asks' expiry times (sorted set); ARGV[1] = idle TTL in milliseconds.
+// The board's keys expire when the session has been idle that long.
+
+// scriptAppendFeed: ARGV[2] = how many entries to keep, ARGV[3..] = the
+// entries' data. Each entry gets the id 0-<seq>, seq one more than the
+// stream's last (Redis numbers them). Returns 1, or nil.
+var scriptAppendFeed = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+for i = 3, #ARGV do
+  redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], '0-*', 'd', ARGV[i])
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return 1
+`)
+
+// scriptPutAsk: ARGV[2] = request id, ARGV[3] = data, ARGV[4] = when it
+// stops being listed (ms). Returns 1, or nil.
+var scriptPutAsk = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
+return 1
+`)
+
+// scriptListAsks: ARGV[2] = now (ms). Drops the requests whose time has
+// passed and returns the others as {id, data, ...}, the soonest to expire
+// (the oldest) first.
+var scriptListAsks = redis.NewScript(`
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[2])) do
+  redis.call('HDEL', KEYS[2], id)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[2])
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+  local d = redis.call('HGET', KEYS[2], id)
+  if d then
+    out[#out + 1] = id
+    out[#out + 1] = d
+  end
+end
+return out
+`)

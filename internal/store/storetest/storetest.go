@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	}
 	tests = append(tests, journalTests...)
 	tests = append(tests, deleteTests...)
+	tests = append(tests, boardTests...)
 	tests = append(tests, taskTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,7 +6,7 @@ const description = `Searches file contents with regular expressions, built on r
 - path is the file or directory to search, absolute or relative to the current working directory (default: the current working directory).
 - Narrow the files with glob (rg --glob, e.g. "*.js", "**/*.tsx", "*.{ts,tsx}", "!**/testdata/**"; several globs can be separated by spaces or commas; a glob without a slash matches file names at any depth, one with a slash is relative to path) or with type (rg --type: go, js, ts, py, rust, java, c, cpp, md, json, yaml, sh, html, css, and the other ripgrep types). type is the quicker way to pick a language.
 - output_mode: "files_with_matches" (the default) lists the files that match, most recently modified first; "content" shows the matching lines as path:line:text, files in path order, with context lines written path-line-text and "--" between groups that are not adjacent; "count" shows path:count (matching lines per file) and a total.
-- -A, -B and -C (or context) add lines of context after, before, or around each match, and -n (default true) shows line numbers; these apply to content mode only.
+- -A, -B and -C (or context) add lines of context after, before, or around each match, -n (default true) shows line numbers, and -o prints only the matched parts, one match per line (context lines stay whole); these apply to content mode only.
 - By default a match is confined to one line. With multiline: true, patterns can span lines and . also matches newlines, e.g. struct \{[\s\S]*?name or (?s)BEGIN.*?END.
 - head_limit caps the entries returned (lines in content mode, files or counts otherwise); the default is 250 and 0 means no cap. offset skips that many entries first: use it to page through long results, as the truncation note tells you.
 - Like ripgrep, the search includes hidden files but skips .git and other version-control directories, files ignored by .gitignore, .ignore or .rgignore files, binary files (a NUL byte in the first 64 KB) and symbolic links. A file named in path is searched even if it is ignored. Lines longer than 500 characters are cut short.
@@ -55,6 +55,10 @@ const inputSchema = `{
     },
     "-i": {
       "description": "Case insensitive search (rg -i)",
+      "type": "boolean"
+    },
+    "-o": {
+      "description": "Print only the matched (non-empty) parts of each matching line, one match per output line (rg -o / --only-matching). Requires output_mode: \"content\", ignored otherwise. Defaults to false.",
       "type": "boolean"
     },
     "type": {

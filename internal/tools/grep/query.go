@@ -44,8 +44,11 @@ type query struct {
 	before      int // context lines, content mode only
 	after       int
 	lineNumbers bool
-	headLimit   int // 0: no limit
-	offset      int
+	// onlyMatching prints each match instead of its line (rg -o); content
+	// mode only.
+	onlyMatching bool
+	headLimit    int // 0: no limit
+	offset       int
 	// err is a problem Claude Code reports when the call runs, after the
 	// permission check, not as invalid input: a glob or type ripgrep
 	// refuses, a negative head_limit or offset.
@@ -65,6 +68,7 @@ type input struct {
 	ContextAlt *float64 `json:"context"`
 	LineNums   *bool    `json:"-n"`
 	IgnoreCase bool     `json:"-i"`
+	OnlyMatch  bool     `json:"-o"`
 	Multiline  bool     `json:"multiline"`
 	HeadLimit  *float64 `json:"head_limit"`
 	Offset     *float64 `json:"offset"`
@@ -82,14 +86,15 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 		}
 	}
 	q := &query{
-		pattern:     in.Pattern,
-		path:        in.Path,
-		ignoreCase:  in.IgnoreCase,
-		multiline:   in.Multiline,
-		globs:       splitGlobs(in.Glob),
-		fileType:    in.Type,
-		lineNumbers: in.LineNums == nil || *in.LineNums,
-		headLimit:   defaultHeadLimit,
+		pattern:      in.Pattern,
+		path:         in.Path,
+		ignoreCase:   in.IgnoreCase,
+		multiline:    in.Multiline,
+		globs:        splitGlobs(in.Glob),
+		fileType:     in.Type,
+		lineNumbers:  in.LineNums == nil || *in.LineNums,
+		onlyMatching: in.OnlyMatch,
+		headLimit:    defaultHeadLimit,
 	}
 	for _, g := range q.globs {
 		if nestedBraces(g) {
@@ -171,6 +176,7 @@ func parseQuery(raw json.RawMessage) (*query, error) {
 	}
 	if q.mode != contentMode {
 		q.before, q.after = 0, 0
+		q.onlyMatching = false
 	}
 	return q, nil
 }

@@ -79,7 +79,8 @@ func contentLines(t *target, q *query, hits []*fileHit) []string {
 			name = t.relative(h.rel)
 		}
 		for j, l := range h.lines {
-			if withContext && ((j == 0 && i > 0) || (j > 0 && l.num != h.lines[j-1].num+1)) {
+			// Several matches of one line (rg -o) are not a gap.
+			if withContext && ((j == 0 && i > 0) || (j > 0 && l.num > h.lines[j-1].num+1)) {
 				out = append(out, "--")
 			}
 			sep := "-"

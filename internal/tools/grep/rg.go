@@ -84,6 +84,9 @@ func (b *rgBackend) args(t *target, q *query) []string {
 		// Always numbered: the number tells match lines from context.
 		a = append(a, "--line-number",
 			"--before-context="+strconv.Itoa(q.before), "--after-context="+strconv.Itoa(q.after))
+		if q.onlyMatching {
+			a = append(a, "--only-matching")
+		}
 	}
 	if q.ignoreCase {
 		a = append(a, "--ignore-case")

@@ -93,10 +93,25 @@ func (s *searcher) count(text []byte) int {
 
 func (s *searcher) content(text []byte) []outLine {
 	c := &collector{text: text, before: s.q.before, after: s.q.after, nextNum: 1, countNum: 1}
-	if s.p.spans {
-		s.eachBlock(text, c.block)
-	} else {
-		s.eachLine(text, func(ls, le int) bool { c.block(ls, lineEnd(text, le)); return true })
+	switch {
+	case s.p.spans:
+		s.eachBlock(text, func(start, end int, ms [][]int) {
+			if !s.q.onlyMatching {
+				ms = nil
+			}
+			c.block(start, end, ms)
+		})
+	case s.q.onlyMatching:
+		s.eachLine(text, func(ls, le int) bool {
+			ms := s.p.re.FindAllIndex(text[ls:le], -1)
+			for _, m := range ms {
+				m[0], m[1] = m[0]+ls, m[1]+ls
+			}
+			c.block(ls, lineEnd(text, le), ms)
+			return true
+		})
+	default:
+		s.eachLine(text, func(ls, le int) bool { c.block(ls, lineEnd(text, le), nil); return true })
 	}
 	c.finish()
 	return c.lines
@@ -141,9 +156,11 @@ func (s *searcher) eachLine(text []byte, fn func(start, end int) bool) {
 
 // eachBlock calls fn with each run of lines covered by matches that may
 // span lines, merging matches whose lines touch, as ripgrep's multi-line
-// searcher does. Blocks end after their last newline.
-func (s *searcher) eachBlock(text []byte, fn func(start, end int)) {
+// searcher does, and with the matches in it. Blocks end after their last
+// newline.
+func (s *searcher) eachBlock(text []byte, fn func(start, end int, ms [][]int)) {
 	bs, be := -1, -1
+	var in [][]int
 	for _, m := range s.p.re.FindAllIndex(text, -1) {
 		if emptyAtEnd(text, m) {
 			continue
@@ -157,15 +174,16 @@ func (s *searcher) eachBlock(text []byte, fn func(start, end int)) {
 		}
 		if bs >= 0 && be >= ls {
 			be = max(be, le)
+			in = append(in, m)
 			continue
 		}
 		if bs >= 0 {
-			fn(bs, be)
+			fn(bs, be, in)
 		}
-		bs, be = ls, le
+		bs, be, in = ls, le, [][]int{m}
 	}
 	if bs >= 0 {
-		fn(bs, be)
+		fn(bs, be, in)
 	}
 }
 
@@ -216,8 +234,9 @@ func (c *collector) numAt(off int) int {
 	return c.countNum
 }
 
-// block emits the matching lines in [start, end) with their context.
-func (c *collector) block(start, end int) {
+// block emits the matching lines in [start, end) with their context, or,
+// when ms holds the matches in it (rg -o), each match instead of its lines.
+func (c *collector) block(start, end int, ms [][]int) {
 	num := c.numAt(start)
 	for c.owed > 0 && c.nextOff < start {
 		c.emitAt(c.nextOff, c.nextNum, false)
@@ -231,10 +250,38 @@ func (c *collector) block(start, end int) {
 	for n := first; n < num; n++ {
 		off = c.emitAt(off, n, false)
 	}
-	for off, n := start, num; off < end; n++ {
-		off = c.emitAt(off, n, true)
+	if ms != nil {
+		c.emitMatches(ms, end)
+	} else {
+		for off, n := start, num; off < end; n++ {
+			off = c.emitAt(off, n, true)
+		}
 	}
 	c.owed = c.after
+}
+
+// emitMatches adds each match as ripgrep's --only-matching prints it: a
+// match over several lines gives one output line per line it touches,
+// each with its own number, and an empty match an empty line. end is where
+// the block's lines end.
+func (c *collector) emitMatches(ms [][]int, end int) {
+	for _, m := range ms {
+		num := c.numAt(m[0])
+		part := c.text[m[0]:m[1]]
+		for {
+			brk := bytes.IndexByte(part, '\n')
+			if brk < 0 {
+				c.lines = append(c.lines, outLine{num: num, match: true, text: clip(part)})
+				break
+			}
+			c.lines = append(c.lines, outLine{num: num, match: true, text: clip(part[:brk])})
+			if part = part[brk+1:]; len(part) == 0 {
+				break // a match ending at a line break adds no empty line
+			}
+			num++
+		}
+	}
+	c.nextOff, c.nextNum = end, c.numAt(end)
 }
 
 func (c *collector) finish() {

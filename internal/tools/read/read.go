@@ -46,6 +46,14 @@ type Options struct {
 	// MaxNotebookBytes is the largest notebook Read renders (default 100 MB,
 	// as Claude Code documents).
 	MaxNotebookBytes int64
+	// MaxTokens caps a text read at an estimated token count (0: no cap),
+	// as Claude Code does when the Messages API cannot count for it: the
+	// estimate is one token per four characters of the lines chosen. Over
+	// it, a read with a limit is refused and one without is cut to the
+	// whole lines that fit in 85 % of the cap (see tokenCap). Claude Code
+	// with a working API counts exactly, which toold cannot; off by default
+	// so that a read returns what Claude Code's does in the common case.
+	MaxTokens int
 }
 
 const (

@@ -34,6 +34,7 @@ const (
 	offsetNotice   = "<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"
 	tooLargeText   = "File content (%s) exceeds maximum allowed size (%s). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file." + allowLargeHint
 	rangeTooLarge  = "The requested line range contains over %s of text, more than a read can return. Use a smaller limit \u2014 or, if a single line is this large, no limit will fit it: search for specific content instead." + allowLargeHint
+	tooManyTokens  = "File content (%d tokens) exceeds maximum allowed tokens (%d). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file." + allowLargeHint
 	allowLargeHint = " To read it anyway, up to what still fits in your context, call Read again with allow_large: true \u2014 only if you genuinely need all of it or the user asked for the whole file."
 	notTextNote    = "[This file %s.%s Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
 )
@@ -97,6 +98,7 @@ func (c *call) text(ctx context.Context, br *bufio.Reader, size int64) (*tool.Re
 	var sb strings.Builder
 	sb.Grow(int(min(size+size/4+64, int64(c.opts.MaxOutputBytes))))
 	var v validator
+	tc := newTokenCap(c)
 	n, shown, selBytes := 0, 0, 0
 	var line []byte
 	for {
@@ -134,6 +136,7 @@ func (c *call) text(ctx context.Context, br *bufio.Reader, size int64) (*tool.Re
 			if shown > 0 {
 				sb.WriteByte('\n')
 			}
+			tc.line(&sb, l, shown > 0)
 			filestate.WriteNumbered(&sb, c.start+shown, l)
 			shown++
 			line = line[:0]
@@ -142,6 +145,9 @@ func (c *call) text(ctx context.Context, br *bufio.Reader, size int64) (*tool.Re
 		if end {
 			break
 		}
+	}
+	if err := tc.apply(&sb); err != nil {
+		return nil, err
 	}
 	if notText == "" && !v.valid() {
 		notText = "is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toold/toold/internal/tool"
 )
@@ -38,9 +37,17 @@ func (c *call) redirectResult(p page, cached bool) *tool.Result {
 }
 
 func (c *call) pageResult(p page, cached bool) *tool.Result {
-	text, cut := p.text, false
-	if utf8.RuneCountInString(text) > c.t.opts.MaxChars {
-		text, cut = cutRunes(text, c.t.opts.MaxChars), true
+	var offset int64
+	if c.in.Offset != nil {
+		offset = *c.in.Offset
+	}
+	w := window(p.text, offset, c.t.opts.MaxChars)
+	if offset > 0 && offset >= int64(w.total) {
+		return tool.Text(fmt.Sprintf("Nothing left to read from offset %d: this page's text is %d characters long.", offset, w.total)).
+			WithMeta("url", c.in.URL).
+			WithMeta("final_url", p.url).
+			WithMeta("status_code", p.code).
+			WithMeta("cached", cached)
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Fetched %s (%s, %s", p.url, p.status, p.contentType)
@@ -52,12 +59,16 @@ func (c *call) pageResult(p page, cached bool) *tool.Result {
 	}
 	sb.WriteString(").\n")
 	sb.WriteString("No model ran over this page: apply the prompt below to the content yourself.\n\n")
-	fmt.Fprintf(&sb, "<prompt>\n%s\n</prompt>\n\n<content>\n%s\n</content>", c.in.Prompt, text)
+	fmt.Fprintf(&sb, "<prompt>\n%s\n</prompt>\n\n<content>\n%s\n</content>", c.in.Prompt, w.text)
 	if p.cut {
 		fmt.Fprintf(&sb, "\n[The page is larger than %d bytes; only its first %d bytes were read.]", c.t.opts.MaxBytes, p.bodyBytes)
 	}
+	cut := w.end < w.total
 	if cut {
-		fmt.Fprintf(&sb, "\n[The content was cut at %d characters.]", c.t.opts.MaxChars)
+		// Claude Code's note, with "content" for its "answer": here the
+		// window itself is returned, not a model's answer over it.
+		fmt.Fprintf(&sb, "\n\n[WebFetch note: this page's text is %d characters long and the content above covers only characters %d to %d; the final %d were not read — to read on, call WebFetch again with the same url and offset: %d.]",
+			w.total, w.start, w.end, w.total-w.end, w.end)
 	}
 	return tool.Text(sb.String()).
 		WithMeta("url", c.in.URL).
@@ -66,16 +77,50 @@ func (c *call) pageResult(p page, cached bool) *tool.Result {
 		WithMeta("content_type", p.contentType).
 		WithMeta("bytes", p.bodyBytes).
 		WithMeta("truncated", p.cut || cut).
+		WithMeta("offset", w.start).
+		WithMeta("text_chars", w.total).
 		WithMeta("cached", cached).
 		WithMeta("prompt", c.in.Prompt)
 }
 
-func cutRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
+// span is the part of a page's text one call returns. Offsets count
+// UTF-16 code units, as JavaScript's string length does, so that an offset
+// Claude Code's model learnt to pass means the same place here.
+type span struct {
+	text              string
+	start, end, total int
+}
+
+// window cuts text to at most n code units from offset, never through a
+// surrogate pair: a character that would straddle either edge is left to
+// the side it starts on.
+func window(text string, offset int64, n int) span {
+	var w span
+	startByte, endByte := -1, len(text)
+	units := 0
+	for i, r := range text {
+		if startByte < 0 && int64(units) >= offset {
+			startByte, w.start = i, units
 		}
-		n--
+		if startByte >= 0 && endByte == len(text) && units+runeUnits(r) > w.start+n {
+			endByte, w.end = i, units
+		}
+		units += runeUnits(r)
 	}
-	return s
+	w.total = units
+	if startByte < 0 {
+		startByte, w.start = len(text), units
+	}
+	if endByte == len(text) {
+		w.end = units
+	}
+	w.text = text[startByte:endByte]
+	return w
+}
+
+func runeUnits(r rune) int {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
 }

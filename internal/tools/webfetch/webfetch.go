@@ -145,6 +145,9 @@ func (t *Tool) Definition() tool.Definition {
 type input struct {
 	URL    string `json:"url"`
 	Prompt string `json:"prompt"`
+	// Offset is where in the page's text (UTF-16 code units, as Claude
+	// Code counts) the returned window starts.
+	Offset *int64 `json:"offset"`
 }
 
 func (t *Tool) Parse(raw json.RawMessage) (tool.Invocation, error) {
@@ -155,6 +158,9 @@ func (t *Tool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	u, err := parseURL(in.URL)
 	if err != nil {
 		return nil, err
+	}
+	if in.Offset != nil && *in.Offset < 0 {
+		return nil, tool.InvalidInputf("offset must be 0 or more, got %d.", *in.Offset)
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, tool.InvalidInputf("prompt is empty: say what you want from the page.")

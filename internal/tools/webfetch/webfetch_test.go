@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -318,7 +319,7 @@ func TestCaps(t *testing.T) {
 	if !strings.Contains(text, "<content>\n"+strings.Repeat("é", 300)+"\n</content>") {
 		t.Errorf("content not cut at 300 characters:\n%.200s", text)
 	}
-	for _, want := range []string{"[The page is larger than 1001 bytes; only its first 1001 bytes were read.]", "[The content was cut at 300 characters.]"} {
+	for _, want := range []string{"[The page is larger than 1001 bytes; only its first 1001 bytes were read.]", "[WebFetch note: this page's text is 500 characters long and the content above covers only characters 0 to 300; the final 200 were not read — to read on, call WebFetch again with the same url and offset: 300.]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("result lacks %q", want)
 		}
@@ -441,5 +442,86 @@ func TestDefinition(t *testing.T) {
 	inv, _ := wf.Parse([]byte(`{"url":"https://a.b","prompt":"p"}`))
 	if tr := inv.Traits(); !tr.ReadOnly || !tr.ConcurrencySafe {
 		t.Errorf("traits = %+v, want read-only and concurrency-safe", tr)
+	}
+}
+
+// TestOffsetWindows reads a long page window by window, as the model is
+// told to, and gets every character exactly once, astral characters (two
+// UTF-16 units) included.
+func TestOffsetWindows(t *testing.T) {
+	page := strings.Repeat("ab😀c", 40) // 40 × 5 units
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, page)
+	}))
+	env, _, _ := tooltest.Env(t)
+	wf := New(Options{AllowCIDRs: loopback, MaxChars: 33})
+	var got strings.Builder
+	offset := 0
+	for calls := 0; ; calls++ {
+		if calls > 20 {
+			t.Fatal("the windows never reach the end of the page")
+		}
+		res, err := tooltest.Run(t, wf, env, map[string]any{"url": s.URL, "prompt": "p", "offset": offset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := tooltest.Text(res)
+		body := text[strings.Index(text, "<content>\n")+len("<content>\n") : strings.Index(text, "\n</content>")]
+		got.WriteString(body)
+		if res.Meta["offset"] != offset {
+			t.Errorf("offset meta = %v, want %d", res.Meta["offset"], offset)
+		}
+		const marker = "offset: "
+		i := strings.LastIndex(text, marker)
+		if i < 0 {
+			if res.Meta["truncated"] != false {
+				t.Errorf("last window marked truncated: %v", res.Meta)
+			}
+			break
+		}
+		next, err := strconv.Atoi(strings.TrimSuffix(text[i+len(marker):], ".]"))
+		if err != nil || next <= offset || next-offset > 33 {
+			t.Fatalf("next offset %q after %d", text[i:], offset)
+		}
+		want := fmt.Sprintf("this page's text is 200 characters long and the content above covers only characters %d to %d; the final %d were not read", offset, next, 200-next)
+		if !strings.Contains(text, want) {
+			t.Errorf("note lacks %q:\n%s", want, text[strings.Index(text, "</content>"):])
+		}
+		offset = next
+	}
+	if got.String() != page {
+		t.Errorf("windows joined = %q, want the page", got.String())
+	}
+	res, err := tooltest.Run(t, wf, env, map[string]any{"url": s.URL, "prompt": "p", "offset": 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := tooltest.Text(res); text != "Nothing left to read from offset 200: this page's text is 200 characters long." {
+		t.Errorf("past the end: %q", text)
+	}
+	if _, err := tooltest.Run(t, wf, env, map[string]any{"url": s.URL, "prompt": "p", "offset": -1}); err == nil {
+		t.Error("a negative offset was accepted")
+	}
+}
+
+func TestWindowNeverSplitsASurrogatePair(t *testing.T) {
+	for _, c := range []struct {
+		text       string
+		offset     int64
+		n          int
+		want       string
+		start, end int
+	}{
+		{"a😀b", 0, 2, "a", 0, 1}, // 😀 would straddle the end
+		{"a😀b", 2, 5, "b", 3, 4}, // offset inside 😀: start after it
+		{"a😀b", 1, 2, "😀", 1, 3},
+		{"", 0, 5, "", 0, 0},
+		{"abc", 9, 5, "", 3, 3},
+	} {
+		w := window(c.text, c.offset, c.n)
+		if w.text != c.want || w.start != c.start || w.end != c.end {
+			t.Errorf("window(%q, %d, %d) = %q [%d,%d), want %q [%d,%d)", c.text, c.offset, c.n, w.text, w.start, w.end, c.want, c.start, c.end)
+		}
 	}
 }

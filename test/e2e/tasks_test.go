@@ -122,3 +122,50 @@ func TestRedisTaskListTwoReplicas(t *testing.T) {
 		}
 	}
 }
+
+// Monitor through grpcurl in default mode: a read-only command runs without
+// asking, the call returns with its first event while the monitor watches
+// on, its output file is readable, TaskStop ends it and no process of it
+// is left. (That a command that writes asks, as a Bash command would, is in
+// the conformance cases: tasks-monitor-asks.)
+func TestMonitor(t *testing.T) {
+	d := startToold(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sid := createSession(t, ctx, d.addr)
+	if err := setMode(ctx, t, d.addr, sid, "PERMISSION_MODE_DEFAULT"); err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("300.%06d", rand.IntN(1000000))
+	r := execute(t, ctx, d.addr, sid, "m1", "Monitor", map[string]any{
+		"command": "echo warming; sleep 0.3; echo ready; sleep " + marker, "description": "ready line", "timeout_ms": 60000,
+	})
+	taskID, _ := r.Meta["task_id"].(string)
+	if r.IsError || taskID == "" || !strings.HasPrefix(r.Text, `Monitor event: "ready line" (task `+taskID+")\nwarming\n\n") {
+		t.Fatalf("Monitor: %+v", r)
+	}
+	if len(pidsWith(marker)) == 0 {
+		t.Fatal("the monitor stopped when the call returned")
+	}
+	// The later event reaches the output file while the monitor watches on.
+	for i := 0; ; i++ {
+		read := execute(t, ctx, d.addr, sid, fmt.Sprintf("r%d", i), "Read", map[string]any{"file_path": "toold-task://" + taskID + ".output"})
+		if read.IsError || !strings.HasPrefix(read.Text, "1\twarming") {
+			t.Fatalf("Read of the monitor's output: %+v", read)
+		}
+		if strings.Contains(read.Text, "2\tready") {
+			break
+		}
+		if i > 100 {
+			t.Fatalf("the later event never came: %q", read.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop := execute(t, ctx, d.addr, sid, "k1", "TaskStop", map[string]any{"task_id": taskID})
+	if stop.IsError || !strings.Contains(stop.Text, `"task_type":"monitor"`) {
+		t.Fatalf("TaskStop: %+v", stop)
+	}
+	if left := pidsWith(marker); len(left) > 0 {
+		t.Fatalf("processes %v outlived TaskStop", left)
+	}
+}

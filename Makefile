@@ -25,7 +25,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LISTEN ?= 127.0.0.1:50051
 RUN_ARGS ?=
 
-.PHONY: all build run test fuzz proto proto-check lint tools deps bench clean conformance conformance-record
+.PHONY: all build run test fuzz proto proto-check lint tools deps bench clean conformance conformance-record kube-check
 
 all: build
 
@@ -88,8 +88,12 @@ lint: tools $(VALIDATE_PROTO)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$out" ] || { echo "gofmt needed: $$out"; exit 1; }
 	$(GO) vet ./...
 
-## bench: the benchmarks behind the figures in the README
-bench: deps
+BENCH_PNG ?= bench/latency.png
+BENCH_SCALE ?= 1
+
+## bench: every performance ratio in one interleaved run against bin/toold (table + $(BENCH_PNG)), then the go test benchmarks
+bench: deps build
+	$(GO) run ./test/bench --toold $(BIN)/toold --png $(BENCH_PNG) --scale $(BENCH_SCALE)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## tools: Go tools into ./bin when absent
@@ -121,6 +125,20 @@ deps: tools $(MCP_FS_SERVER)
 	@# playwright-core drives chromium in the console's browser test (test/e2e/console_test.go).
 	@[ $(CONSOLE_TEST)/node_modules/.package-lock.json -nt $(CONSOLE_TEST)/package-lock.json ] || \
 		npm ci --silent --no-audit --no-fund --prefix $(CONSOLE_TEST)
+
+# kube-apiserver for kube-check, built from the Go module proxy through the
+# wrapper module deploy/kubecheck (rebuilt when its pin changes).
+KUBE_APISERVER := $(CURDIR)/.deps/bin/kube-apiserver
+$(KUBE_APISERVER): deploy/kubecheck/go.mod deploy/kubecheck/go.sum
+	cd deploy/kubecheck && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+## kube-check: every overlay and component, as a strict server-side dry run against kube-apiserver and etcd on loopback, in a restricted namespace
+kube-check: $(KUBE_APISERVER)
+	@command -v etcd >/dev/null || { echo "installing: etcd-server"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq etcd-server; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq etcd-server; fi; }
+	TOOLD_KUBE_APISERVER=$(KUBE_APISERVER) TOOLD_ETCD=$$(command -v etcd) \
+		$(GO) test -count=1 -v -run '^TestManifestsOnAPIServer$$' ./deploy/
 
 # Rebuilt when the module's version in go.mod changes.
 $(VALIDATE_PROTO): go.mod

@@ -24,6 +24,14 @@ type Handlers struct {
 	Permission func(ctx context.Context, toolUseID string, req *tooldv1.PermissionRequest) Answer
 	// Result: the call's result, with the tool_result block Run returns.
 	Result func(toolUseID string, r *tooldv1.ToolResult)
+	// Delegated completes a call toold hands to the orchestrator (Agent,
+	// SendMessage, AskUserQuestion, ExitPlanMode: see docs/delegation.md).
+	// The completion it returns is sent with CompleteCall (its session and
+	// tool_use_id are filled in); nil means the handler completes the call
+	// itself, later or elsewhere, with Client.CompleteCall, and Run waits
+	// for the result. Without it every delegated call fails at once, with
+	// a message saying so, so that an unattended loop never hangs.
+	Delegated func(ctx context.Context, toolUseID string, d *tooldv1.DelegatedCall) *tooldv1.CompleteCallRequest
 }
 
 // Answer is a person's (or a program's) answer to a permission request.
@@ -44,6 +52,10 @@ func AllowForSession() Answer { return Answer{Allow: true, ForSession: true} }
 
 // Deny refuses the call; message, if any, is told to the model.
 func Deny(message string) Answer { return Answer{Message: message} }
+
+// noDelegationHandler is what the model is told of a delegated call when
+// nobody completes it.
+const noDelegationHandler = "This client completes no delegated calls, so the tool could not be used."
 
 // noHandlerDenial is what the model is told when nobody can answer.
 const noHandlerDenial = "denied: this client has no permission handler, so calls that need approval are refused"

@@ -345,6 +345,8 @@ func (r *run) handle(ctx context.Context, ev *tooldv1.ExecuteEvent) error {
 		}
 	case *tooldv1.ExecuteEvent_PermissionRequest:
 		return r.answer(ctx, id, e.PermissionRequest)
+	case *tooldv1.ExecuteEvent_DelegatedCall:
+		return r.complete(ctx, id, e.DelegatedCall)
 	case *tooldv1.ExecuteEvent_Result:
 		block, err := toolResult(id, e.Result)
 		if err != nil {

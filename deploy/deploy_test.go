@@ -45,6 +45,8 @@ type rendering struct {
 	netpols      []networkingv1.NetworkPolicy
 	hpas         []autoscalingv2.HorizontalPodAutoscaler
 	pdbs         []policyv1.PodDisruptionBudget
+	// raw holds every object as kustomize wrote it, for the API server.
+	raw [][]byte
 }
 
 // allComponents is a kustomization, made only for the test, that puts
@@ -147,6 +149,7 @@ func (r *rendering) add(apiVersion, kind string, data []byte) error {
 	if apiVersion != want {
 		return fmt.Errorf("apiVersion %s, want %s", apiVersion, want)
 	}
+	r.raw = append(r.raw, data)
 	switch kind {
 	case "Deployment":
 		r.deployments = append(r.deployments, appsv1.Deployment{})

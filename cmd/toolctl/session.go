@@ -45,7 +45,7 @@ func sessionCmd(ctx context.Context, c *client.Client, args []string, io stdio) 
 	switch args[0] {
 	case "create":
 		fs := newFlags("session create")
-		mode := fs.String("mode", "default", "permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk")
+		mode := fs.String("mode", "default", "permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk, auto")
 		workspace := fs.String("workspace", "", "absolute workspace path (default: a fresh directory)")
 		asJSON := fs.Bool("json", false, "print the session as JSON, not just its id")
 		var allow, ask, deny rules
@@ -98,13 +98,14 @@ var modes = map[string]tooldv1.PermissionMode{
 	"plan":              tooldv1.PermissionMode_PERMISSION_MODE_PLAN,
 	"bypassPermissions": tooldv1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
 	"dontAsk":           tooldv1.PermissionMode_PERMISSION_MODE_DONT_ASK,
+	"auto":              tooldv1.PermissionMode_PERMISSION_MODE_AUTO,
 }
 
 func parseMode(s string) (tooldv1.PermissionMode, error) {
 	if m, ok := modes[s]; ok {
 		return m, nil
 	}
-	return 0, usageError{fmt.Sprintf("--mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", s)}
+	return 0, usageError{fmt.Sprintf("--mode %q: want default, acceptEdits, plan, bypassPermissions, dontAsk or auto", s)}
 }
 
 func printProto(io stdio, m proto.Message) error {

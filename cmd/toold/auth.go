@@ -15,7 +15,6 @@ import (
 	"github.com/toold/toold/internal/ratelimit"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/store"
-	"github.com/toold/toold/internal/store/redisstore"
 )
 
 // authConfig is who may call toold, over what, and how much: the
@@ -42,6 +41,7 @@ type authConfig struct {
 	RateBurst          int
 	MaxConcurrentCalls int
 	RateLeaseTTL       time.Duration
+	TenantLimits       string
 }
 
 // addAuthFlags declares the flags of authConfig on fs (before the TOOLD_*
@@ -68,6 +68,7 @@ func addAuthFlags(fs *flag.FlagSet) func() (authConfig, error) {
 		burst       = fs.Int("rate-burst", 100, "tool calls a tenant may send at once after a quiet period")
 		concurrent  = fs.Int("max-concurrent-calls", 0, "tool calls per tenant running at once; 0 (the default): no limit")
 		leaseTTL    = fs.Duration("rate-lease-ttl", ratelimit.DefaultLeaseTTL, "Redis: how long a replica's concurrency slots outlive it")
+		tenantLim   = fs.String("tenant-limits", "", "JSON file of per-tenant limits, {\"tenants\": {\"NAME\": {\"rate\": N, \"burst\": N, \"concurrent\": N}}} (docs/limits.md); tenants not listed get --rate-limit, --rate-burst and --max-concurrent-calls")
 	)
 	return func() (authConfig, error) {
 		m, err := auth.ParseMode(*mode)
@@ -87,6 +88,7 @@ func addAuthFlags(fs *flag.FlagSet) func() (authConfig, error) {
 			JWTAlgorithms: algs, JWTLeeway: *jwtLeeway,
 			PublicReflection: *publicRefl, HealthListen: *healthLis,
 			RateLimit: *rate, RateBurst: *burst, MaxConcurrentCalls: *concurrent, RateLeaseTTL: *leaseTTL,
+			TenantLimits: *tenantLim,
 		}, nil
 	}
 }
@@ -177,16 +179,23 @@ func (c authConfig) apply(opts *server.Options, st store.Store, keyPrefix string
 	}
 
 	closeLimiter = func() {}
-	if c.RateLimit == 0 && c.MaxConcurrentCalls == 0 {
+	limits := ratelimit.Config{Default: ratelimit.Limits{Rate: c.RateLimit, Burst: c.RateBurst, Concurrent: c.MaxConcurrentCalls}}
+	if c.TenantLimits != "" {
+		if limits, err = ratelimit.LoadFile(c.TenantLimits, limits.Default); err != nil {
+			return nil, configError{fmt.Errorf("--tenant-limits: %w", err)}
+		}
+	}
+	if !limits.Limited() {
+		// No limit unless the operator sets one.
 		return closeLimiter, nil
 	}
-	// Per-tenant limits (ratelimit.Config.Tenants) and other per-tenant
-	// settings (the policy's "user" source) have no flags yet: they want a
-	// tenants file beside the token file.
-	limits := ratelimit.Config{Default: ratelimit.Limits{Rate: c.RateLimit, Burst: c.RateBurst, Concurrent: c.MaxConcurrentCalls}}
-	if rs, ok := st.(*redisstore.Store); ok {
-		// Every replica on this Redis shares each tenant's limits.
-		l, err := ratelimit.NewRedis(rs.Client(), limits, ratelimit.RedisOptions{KeyPrefix: keyPrefix, LeaseTTL: c.RateLeaseTTL, Logger: log})
+	var offers store.Offers
+	if st != nil {
+		offers = st.Offers()
+	}
+	if scripts := offers.Scripts; scripts != nil {
+		// Every replica on this store shares each tenant's limits.
+		l, err := ratelimit.NewRedis(scripts, limits, ratelimit.RedisOptions{KeyPrefix: keyPrefix, LeaseTTL: c.RateLeaseTTL, Logger: log})
 		if err != nil {
 			return nil, configError{err}
 		}

@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toold/toold/internal/auth"
+	"github.com/toold/toold/internal/ratelimit"
+	"github.com/toold/toold/internal/server"
 )
 
 func TestAuthConfig(t *testing.T) {
@@ -52,5 +59,56 @@ func TestAuthConfig(t *testing.T) {
 				t.Fatalf("cfg = %+v, err = %v", cfg, err)
 			}
 		})
+	}
+}
+
+// TestLimitsOffByDefault: with no limit flag toold has no limiter at all;
+// --tenant-limits gives each listed tenant its own values.
+func TestLimitsOffByDefault(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	cfg, err := parseConfig(nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts server.Options
+	if _, err := cfg.Auth.apply(&opts, nil, "", log); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Limiter != nil {
+		t.Fatalf("default flags built a limiter: %T", opts.Limiter)
+	}
+
+	file := filepath.Join(t.TempDir(), "limits.json")
+	if err := os.WriteFile(file, []byte(`{"tenants": {"trial": {"concurrent": 1}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = parseConfig([]string{"--tenant-limits", file}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts = server.Options{}
+	if _, err := cfg.Auth.apply(&opts, nil, "", log); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := opts.Limiter.Admit(ctx, "trial", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	if _, err := opts.Limiter.Admit(ctx, "trial", 1); !errors.Is(err, ratelimit.ErrExceeded) {
+		t.Errorf("a second call of a tenant limited to one in flight: %v", err)
+	}
+	for range 200 {
+		if _, err := opts.Limiter.Admit(ctx, "other", 50); err != nil {
+			t.Fatalf("a tenant the file does not list, no default limit: %v", err)
+		}
+	}
+
+	if err := os.WriteFile(file, []byte(`{"tenants": {"trial": {"rate": -1}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.Auth.apply(&server.Options{}, nil, "", log); err == nil || !strings.Contains(err.Error(), "--tenant-limits") {
+		t.Errorf("a bad limits file: err = %v", err)
 	}
 }

@@ -65,14 +65,18 @@ type config struct {
 	Runtime runtimeConfig
 	Hooks   hooksConfig
 	Auth    authConfig
+	// Classifier answers the asks of sessions in auto mode.
+	Classifier classifierConfig
 
 	ToolSearch toolSearchConfig
 	MCP        mcpConfig
+	Skills     skillsConfig
 	Console    consoleConfig
 
 	Telemetry telemetryConfig
 	Audit     auditConfig
 	Limits    limitsConfig
+	Delegate  delegateConfig
 
 	Connections server.Connections
 }
@@ -114,8 +118,10 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	)
 	sandboxF, runtimeF := addSandboxFlags(fs), addRuntimeFlags(fs)
 	hooksF := addHooksFlags(fs)
+	classifierF := addClassifierFlags(fs)
 	authF := addAuthFlags(fs)
 	toolSearchF := addToolSearchFlags(fs)
+	skillsF := addSkillsFlags(fs)
 	mcpF := addMCPFlags(fs)
 	consoleF := addConsoleFlags(fs)
 	connF := addConnectionFlags(fs)
@@ -123,6 +129,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	keepalive := fs.Duration("stream-keepalive", 15*time.Second, "send a keepalive event on an Execute or Attach stream that sent nothing this long, so that proxies keep a silent call's stream open (0: none)")
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	limitsF := addLimitsFlags(fs)
+	delegateF := addDelegateFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -160,7 +167,13 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if cfg.Runtime, err = runtimeF.config(); err != nil {
 		return nil, err
 	}
+	if cfg.Delegate, err = delegateF(); err != nil {
+		return nil, err
+	}
 	if cfg.Hooks, err = hooksF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Classifier, err = classifierF.config(); err != nil {
 		return nil, err
 	}
 	if cfg.Auth, err = authF(); err != nil {
@@ -170,6 +183,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	if cfg.MCP, err = mcpF.config(); err != nil {
+		return nil, err
+	}
+	if cfg.Skills, err = skillsF.config(); err != nil {
 		return nil, err
 	}
 	if cfg.Console, err = consoleF(); err != nil {
@@ -253,6 +269,11 @@ func (c *config) check() error {
 	}
 	if c.StreamKeepalive != 0 && c.StreamKeepalive < minStreamKeepalive {
 		return fmt.Errorf("--stream-keepalive %s: want 0 (none) or %s or more", c.StreamKeepalive, minStreamKeepalive)
+	}
+	if c.Audit.Dest == "" && len(c.Audit.Redact) > 0 && !c.Classifier.enabled() {
+		// The patterns hide secrets in what the audit log and the
+		// classifier are sent; with neither they would do nothing.
+		return fmt.Errorf("--audit-redact needs --audit-log or a classifier")
 	}
 	if err := c.Auth.check(c.Listen); err != nil {
 		return err

@@ -9,12 +9,14 @@ import (
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/hooks"
 	"github.com/toold/toold/internal/session"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/telemetry"
 )
 
 // hooksConfig is how hooks run; which hooks run comes from the hooks block
@@ -62,7 +64,11 @@ func (f *hooksFlags) config() (hooksConfig, error) {
 // operator would otherwise believe a gate in force that is not.
 //
 // The lines it returns say what of the settings file is not applied.
-func newHooks(cfg *config, log *slog.Logger) (*hooks.Runner, []string, error) {
+func newHooks(cfg *config, log *slog.Logger, tel *telemetry.Providers) (*hooks.Runner, []string, error) {
+	if tel == nil {
+		tel = telemetry.NoProviders()
+	}
+	tracer := telemetry.New(tel.Tracer, tel.Meter).Tracer()
 	var settings *hooks.Config
 	if cfg.Settings != "" {
 		s, err := hooks.ParseSettingsFile(cfg.Settings)
@@ -83,9 +89,12 @@ func newHooks(cfg *config, log *slog.Logger) (*hooks.Runner, []string, error) {
 		MaxOutputBytes:        cfg.Hooks.MaxOutput,
 		Environ:               exec.ProcessEnviron(),
 		DialOptions: []grpc.DialOption{grpc.WithStatsHandler(otelgrpc.NewClientHandler(
+			otelgrpc.WithTracerProvider(tel.Tracer), otelgrpc.WithMeterProvider(tel.Meter),
 			otelgrpc.WithPropagators(propagation.TraceContext{}),
 		))},
-		OnAsync: func(rep hooks.Report) { exec.RecordHookRun(context.Background(), log, rep, slog.Bool("async", true)) },
+		OnAsync: func(rep hooks.Report) {
+			exec.RecordHookRun(context.Background(), log, tracer, rep, slog.Bool("async", true))
+		},
 	})
 	if err != nil {
 		return nil, nil, configError{err}
@@ -95,8 +104,9 @@ func newHooks(cfg *config, log *slog.Logger) (*hooks.Runner, []string, error) {
 
 // hookLifecycle fires SessionStart and SessionEnd for the session manager.
 type hookLifecycle struct {
-	r   *hooks.Runner
-	log *slog.Logger
+	r      *hooks.Runner
+	log    *slog.Logger
+	tracer trace.Tracer
 }
 
 var _ session.Lifecycle = hookLifecycle{}
@@ -134,7 +144,7 @@ func (h hookLifecycle) record(ctx context.Context, s *store.Session, out hooks.S
 		h.log.Warn("session hooks could not be run", "session_id", s.ID, "error", err)
 	}
 	for _, rep := range out.Reports {
-		exec.RecordHookRun(ctx, h.log, rep, slog.String("session_id", s.ID))
+		exec.RecordHookRun(ctx, h.log, h.tracer, rep, slog.String("session_id", s.ID))
 	}
 	for _, m := range out.SystemMessages {
 		h.log.Info("hook system message", "session_id", s.ID, "message", m)

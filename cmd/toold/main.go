@@ -109,6 +109,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		}
 	}()
 	rt.tasks = st
+	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {
 		return err
@@ -128,11 +129,13 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		ReadWorkspaceFiles:       cfg.ReadWorkspaceSettings,
 		StrictRules:              cfg.StrictRules,
 		BareFileRulesCoverFamily: cfg.BareFileRulesCoverFamily,
+		Skills:                   rt.skills,
+		AutoMode:                 cfg.Classifier.enabled(),
 	})
 	if err != nil {
 		return configError{err}
 	}
-	hookRunner, settingsWarnings, err := newHooks(cfg, log)
+	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
 	if err != nil {
 		return err
 	}
@@ -146,20 +149,32 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		DenialLimit:  cfg.DenialLimit,
 		DenialWindow: cfg.DenialWindow,
 	}
-	if rs, ok := st.(*redisstore.Store); ok {
+	offers := st.Offers()
+	if offers.Pending != nil {
 		// Any replica may answer a request that another one waits on.
-		ask.Pending = redisPending{rs.Pending(cfg.PermissionTimeout + time.Minute)}
+		ask.Pending = sharedPending{offers.Pending(cfg.PermissionTimeout + time.Minute)}
 	}
 	var cancels exec.CancelBus
-	if rs, ok := st.(*redisstore.Store); ok {
+	if offers.Cancels != nil {
 		// Cancel through any replica reaches the call wherever it runs.
-		cancels = redisCancels{rs.Cancels()}
+		cancels = offers.Cancels
 	}
 	aud, err := openAudit(cfg.Audit, log)
 	if err != nil {
 		return err
 	}
 	defer aud.close()
+	cls, err := newClassifier(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	onDecision := aud.onDecision
+	if cls != nil {
+		defer cls.Close()
+		ask.Classifier = cls
+		// The classifier is told each session's recent decisions.
+		onDecision = bothDecisions(aud.onDecision, cls.Observe)
+	}
 	rec := newConsoleRecorder(cfg, st, log)
 	defer rec.close()
 	// A session's deny rules remove tools from its pool (ListTools,
@@ -167,9 +182,10 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	pools.RemoveDenied(func(sess *store.Session, name string) bool {
 		return decider.ToolRemoved(exec.RemovalRequest(sess), name)
 	})
+	recorder := telemetry.New(tel.Tracer, tel.Meter)
 	engine, err := exec.NewEngine(exec.Config{
-		Telemetry:       telemetry.New(tel.Tracer, tel.Meter),
-		OnDecision:      rec.onDecision(aud.onDecision),
+		Telemetry:       recorder,
+		OnDecision:      rec.onDecision(onDecision),
 		Interceptors:    aud.interceptors,
 		Registry:        reg,
 		Tools:           pools,
@@ -185,12 +201,13 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		Ask:             ask,
 		Journal:         exec.JournalConfig{Times: store.CallTimes{Lease: cfg.CallLease, Keep: cfg.ResultTTL}},
 		Cancels:         cancels,
+		Delegate:        cfg.Delegate.engineConfig(st, rt.worktrees),
 	})
 	if err != nil {
 		return err
 	}
-	if rc, ok := cancels.(redisCancels); ok {
-		stop, err := rc.c.Subscribe(ctx, func(ref store.CallRef) { engine.CancelLocal(ref) })
+	if offers.Cancels != nil {
+		stop, err := offers.Cancels.Subscribe(ctx, func(ref store.CallRef) { engine.CancelLocal(ref) })
 		if err != nil {
 			return fmt.Errorf("subscribing to cancel requests: %w", err)
 		}
@@ -200,12 +217,15 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	sessions.SetLifecycle(hookLifecycle{hookRunner, log})
+	sessions.SetLifecycle(hookLifecycle{hookRunner, log, recorder.Tracer()})
 	sessions.SetLogger(log)
 	// With authentication each tenant's workspaces live in its own tree.
 	sessions.SetTenantTrees(cfg.Auth.Mode != auth.ModeNone)
 	sessions.OnDelete(rt.sessionEnded(log))
 	sessions.OnDelete(pools.CloseSession)
+	if cls != nil {
+		sessions.OnDelete(cls.Forget)
+	}
 	if cfg.TenantSettings != "" {
 		sessions.SetTenantSettings(session.SettingsDir(cfg.TenantSettings))
 	}
@@ -258,7 +278,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if p, ok := st.(server.Pinger); ok {
+	if p := offers.Pinger; p != nil {
 		go server.WatchHealth(ctx, health, p, 2*time.Second, log)
 	}
 

@@ -2,21 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/store"
-	"github.com/toold/toold/internal/store/redisstore"
+	"github.com/toold/toold/internal/tool"
 )
 
-// redisPending adapts the Redis registry of permission requests to
-// exec.PendingRequests, so that any replica can answer a request.
-type redisPending struct{ p *redisstore.Pending }
+// sharedPending adapts a store's shared registry of permission requests
+// to exec.PendingRequests, so that any replica can answer a request.
+type sharedPending struct{ p store.PendingAsks }
 
-var _ exec.PendingRequests = redisPending{}
+var _ exec.PendingRequests = sharedPending{}
 
-func (r redisPending) Open(ctx context.Context, sessionID, requestID string) (<-chan exec.Answer, func(), error) {
+func (r sharedPending) Open(ctx context.Context, sessionID, requestID string) (<-chan exec.Answer, func(), error) {
 	in, closeFn, err := r.p.Open(ctx, sessionID, requestID)
 	if err != nil {
 		return nil, nil, err
@@ -25,27 +26,35 @@ func (r redisPending) Open(ctx context.Context, sessionID, requestID string) (<-
 	go func() {
 		// in carries at most one answer and is closed after closeFn.
 		if a, ok := <-in; ok {
-			out <- exec.Answer{Allow: a.Allow, ForSession: a.ForSession, Message: a.Message}
+			ans := exec.Answer{Allow: a.Allow, ForSession: a.ForSession, Message: a.Message}
+			if len(a.Completion) > 0 {
+				var c tool.Completion
+				if json.Unmarshal(a.Completion, &c) != nil {
+					return // not a completion toold wrote: the call times out
+				}
+				ans.Completion = &c
+			}
+			out <- ans
 		}
 	}()
 	return out, closeFn, nil
 }
 
-func (r redisPending) Resolve(ctx context.Context, sessionID, requestID string, a exec.Answer) error {
-	err := r.p.Resolve(ctx, sessionID, requestID, redisstore.Answer{Allow: a.Allow, ForSession: a.ForSession, Message: a.Message})
-	if errors.Is(err, redisstore.ErrNoPending) {
+func (r sharedPending) Resolve(ctx context.Context, sessionID, requestID string, a exec.Answer) error {
+	ra := store.Answer{Allow: a.Allow, ForSession: a.ForSession, Message: a.Message}
+	if a.Completion != nil {
+		b, err := json.Marshal(a.Completion)
+		if err != nil {
+			return err
+		}
+		ra.Completion = b
+	}
+	err := r.p.Resolve(ctx, sessionID, requestID, ra)
+	if errors.Is(err, store.ErrNoPending) {
 		return fmt.Errorf("request %s of session %s: %w", requestID, sessionID, exec.ErrNoPendingRequest)
 	}
 	return err
 }
 
-// redisCancels adapts the Redis cancel channel to exec.CancelBus, so that
-// ToolService.Cancel through any replica stops a call on the one that runs
-// it.
-type redisCancels struct{ c *redisstore.Cancels }
-
-var _ exec.CancelBus = redisCancels{}
-
-func (r redisCancels) Publish(ctx context.Context, ref store.CallRef) error {
-	return r.c.Publish(ctx, ref)
-}
+// exec.CancelBus is what a store's cancel channel offers.
+var _ exec.CancelBus = store.CancelChannel(nil)

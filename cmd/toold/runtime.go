@@ -10,10 +10,13 @@ import (
 
 	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
 	"github.com/toold/toold/internal/tools/read"
 	"github.com/toold/toold/internal/tools/shells"
+	"github.com/toold/toold/internal/tools/skill"
 	"github.com/toold/toold/internal/tools/webfetch"
+	"github.com/toold/toold/internal/tools/worktree"
 	"github.com/toold/toold/internal/workspace"
 )
 
@@ -128,9 +131,17 @@ type toolRuntime struct {
 	todoWrite bool
 	// tasks keeps each session's task list: the state store.
 	tasks store.TaskLists
-	read  read.Options
+	// delegated are the tools the orchestrator completes, if offered.
+	delegated []tool.Tool
+	read      read.Options
 	// bashTimeoutKills: Options.TimeoutKills of the Bash tool.
 	bashTimeoutKills bool
+	// skills is what the Skill tool and the permission check read.
+	skills *skill.Catalog
+	// worktrees makes the sessions' git worktrees; sessions is the store
+	// the worktree tools move a session in (set once the store is open).
+	worktrees *worktree.Manager
+	sessions  worktree.Sessions
 }
 
 func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
@@ -144,8 +155,10 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		return nil, err
 	}
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
-		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read, todoWrite: cfg.Runtime.TodoWrite,
-		bashTimeoutKills: cfg.Runtime.BashTimeoutKills}, nil
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read, delegated: cfg.Delegate.tools(), todoWrite: cfg.Runtime.TodoWrite,
+		bashTimeoutKills: cfg.Runtime.BashTimeoutKills,
+		skills:           cfg.Skills.catalog(),
+		worktrees:        worktree.NewManager(worktree.Options{Sandbox: launcher})}, nil
 }
 
 // fileOwner is who owns what the file tools create: the sandbox user

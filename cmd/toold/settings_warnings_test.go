@@ -26,7 +26,7 @@ func TestTeamSettingsFileStartsToold(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	r, warnings, err := newHooks(cfg, log)
+	r, warnings, err := newHooks(cfg, log, nil)
 	if err != nil {
 		t.Fatalf("toold would exit 2: %v", err)
 	}

@@ -11,9 +11,6 @@ import (
 	"net/url"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/propagation"
-
 	"github.com/toold/toold/internal/telemetry"
 )
 
@@ -53,8 +50,9 @@ func (f *telemetryFlags) config(getenv func(string) string) (telemetryConfig, er
 	return c, nil
 }
 
-// startTelemetry builds the tracer and meter providers, makes them global
-// (hook spans and gRPC client spans use the global ones), and serves
+// startTelemetry builds the tracer and meter providers, which main hands
+// to what records (the engine, the gRPC server, the hook runner's client
+// connections: no package uses OTel's global providers), and serves
 // /metrics. The returned stop flushes spans and closes the endpoint.
 func startTelemetry(ctx context.Context, cfg telemetryConfig, log *slog.Logger) (*telemetry.Providers, func(), error) {
 	p, err := telemetry.NewProviders(ctx, telemetry.Options{
@@ -63,9 +61,6 @@ func startTelemetry(ctx context.Context, cfg telemetryConfig, log *slog.Logger) 
 	if err != nil {
 		return nil, nil, configError{err}
 	}
-	otel.SetTracerProvider(p.Tracer)
-	otel.SetMeterProvider(p.Meter)
-	otel.SetTextMapPropagator(propagation.TraceContext{})
 	var srv *http.Server
 	if cfg.MetricsListen != "" {
 		lis, err := net.Listen("tcp", cfg.MetricsListen)

@@ -37,7 +37,7 @@ func TestTelemetryAuditAndDrainFlags(t *testing.T) {
 			return c.Audit.Dest == "-" && strings.Join(c.Audit.Redact, " ") == "a+ b+ c{1,2}"
 		}, ""},
 		{"bad redaction pattern", []string{"--audit-log", "-", "--audit-redact", "(x"}, nil, nil, "--audit-redact"},
-		{"redaction without an audit log", []string{"--audit-redact", "x"}, nil, nil, "needs --audit-log"},
+		{"redaction without an audit log", []string{"--audit-redact", "x"}, nil, nil, "needs --audit-log or a classifier"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

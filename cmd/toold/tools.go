@@ -11,12 +11,14 @@ import (
 	"github.com/toold/toold/internal/tools/multiedit"
 	"github.com/toold/toold/internal/tools/notebookedit"
 	"github.com/toold/toold/internal/tools/read"
+	"github.com/toold/toold/internal/tools/skill"
 	"github.com/toold/toold/internal/tools/taskcreate"
 	"github.com/toold/toold/internal/tools/taskget"
 	"github.com/toold/toold/internal/tools/tasklist"
 	"github.com/toold/toold/internal/tools/taskoutput"
 	"github.com/toold/toold/internal/tools/taskupdate"
 	"github.com/toold/toold/internal/tools/todowrite"
+	"github.com/toold/toold/internal/tools/worktree"
 	"github.com/toold/toold/internal/tools/write"
 )
 
@@ -42,6 +44,7 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		glob.New(),
 		grep.New(grep.Options{}),
 		rt.webfetch,
+		skill.New(rt.skills),
 	)
 	if rt.todoWrite {
 		// As Claude Code with CLAUDE_CODE_ENABLE_TASKS=0: TodoWrite
@@ -55,6 +58,11 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 			taskcreate.New(rt.tasks), taskget.New(rt.tasks), tasklist.New(rt.tasks), taskupdate.New(rt.tasks),
 			tool.Defer(todowrite.New()))
 	}
+	if rt.sessions != nil {
+		enter, exit := worktree.New(rt.worktrees, rt.sessions)
+		tools = append(tools, enter, exit)
+	}
+	tools = append(tools, rt.delegated...)
 	return tool.NewRegistry(tools...)
 }
 

@@ -15,7 +15,9 @@ import (
 // toolSearchConfig says which tools are deferred: listed by name only in
 // ListTools, their definitions found with the ToolSearch tool.
 type toolSearchConfig struct {
-	// Deferred names built-in tools deferred always.
+	// Deferred names built-in tools deferred always; nil: the ones the
+	// pinned Claude Code release defers (tool.ReleaseDeferred); empty
+	// (--deferred-tools=none): none.
 	Deferred []string
 	// Threshold: once a session's pool holds more tools than this, every
 	// MCP tool is deferred (mcp.PoolOptions.DeferThreshold; negative never
@@ -30,13 +32,20 @@ type toolSearchFlags struct {
 
 func addToolSearchFlags(fs *flag.FlagSet) *toolSearchFlags {
 	return &toolSearchFlags{
-		deferred:  fs.String("deferred-tools", "", "comma-separated built-in tools listed by name only (their definitions are loaded with ToolSearch), e.g. \"NotebookEdit,WebFetch\""),
+		deferred:  fs.String("deferred-tools", "release", "built-in tools listed by name only (their definitions are loaded with ToolSearch): \"release\" (the ones Claude Code defers), \"none\", or a comma-separated list, e.g. \"NotebookEdit,WebFetch\""),
 		threshold: fs.Int("tool-search-threshold", mcp.DefaultDeferThreshold, "defer every MCP tool once a session's pool holds more tools than this; -1 never defers"),
 	}
 }
 
 func (f *toolSearchFlags) config() (toolSearchConfig, error) {
-	c := toolSearchConfig{Deferred: splitRules(*f.deferred), Threshold: *f.threshold}
+	c := toolSearchConfig{Threshold: *f.threshold}
+	switch strings.TrimSpace(*f.deferred) {
+	case "release":
+	case "none", "":
+		c.Deferred = []string{}
+	default:
+		c.Deferred = splitRules(*f.deferred)
+	}
 	if c.Threshold == 0 || c.Threshold < -1 {
 		return c, fmt.Errorf("--tool-search-threshold %d: want 1 or more, or -1 to never defer", c.Threshold)
 	}
@@ -80,7 +89,8 @@ func withToolSearch(builtins *tool.Registry, cfg toolSearchConfig) (*tool.Regist
 	catalog := &searchCatalog{}
 	list := []tool.Tool{toolsearch.New(catalog)}
 	for _, t := range builtins.Tools() {
-		if slices.Contains(cfg.Deferred, t.Definition().Name) {
+		name := t.Definition().Name
+		if cfg.Deferred == nil && tool.ReleaseDeferred(name) || slices.Contains(cfg.Deferred, name) {
 			t = tool.Defer(t)
 		}
 		list = append(list, t)

@@ -14,8 +14,14 @@ func TestToolSearchFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ToolSearch.Threshold != 80 || len(cfg.ToolSearch.Deferred) != 0 {
-		t.Fatalf("defaults = %+v", cfg.ToolSearch)
+	if cfg.ToolSearch.Threshold != 80 || cfg.ToolSearch.Deferred != nil {
+		t.Fatalf("defaults = %+v (want the release's deferred tools: nil)", cfg.ToolSearch)
+	}
+	for _, none := range []string{"none", ""} {
+		cfg, err := parseConfig([]string{"--deferred-tools=" + none}, func(string) string { return "" })
+		if err != nil || cfg.ToolSearch.Deferred == nil || len(cfg.ToolSearch.Deferred) != 0 {
+			t.Fatalf("--deferred-tools=%q: %+v %v", none, cfg.ToolSearch, err)
+		}
 	}
 	env := map[string]string{"TOOLD_DEFERRED_TOOLS": "TodoWrite, Glob", "TOOLD_TOOL_SEARCH_THRESHOLD": "-1"}
 	cfg, err = parseConfig(nil, func(k string) string { return env[k] })
@@ -46,6 +52,24 @@ func TestWithToolSearch(t *testing.T) {
 	}
 	if d, _ := reg.Definition("Glob"); d.Deferred {
 		t.Error("Glob deferred")
+	}
+	// The release's choice: TodoWrite is deferred, Glob is not.
+	reg, _, err = withToolSearch(builtins, toolSearchConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := reg.Definition("TodoWrite"); !d.Deferred {
+		t.Error("TodoWrite not deferred by default")
+	}
+	if d, _ := reg.Definition("Glob"); d.Deferred {
+		t.Error("Glob deferred by default")
+	}
+	reg, _, err = withToolSearch(builtins, toolSearchConfig{Deferred: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := reg.Definition("TodoWrite"); d.Deferred {
+		t.Error("TodoWrite deferred with --deferred-tools=none")
 	}
 	if _, _, err := withToolSearch(builtins, toolSearchConfig{Deferred: []string{"Nope"}}); err == nil {
 		t.Error("an unknown deferred tool was accepted")

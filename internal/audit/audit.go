@@ -54,6 +54,10 @@ type Decision struct {
 	Behavior string `json:"behavior"`
 	Rule     string `json:"rule,omitempty"`
 	Source   string `json:"source,omitempty"`
+	// Reason, redacted, is kept for what auto mode decided (sources
+	// classifier and denialTracking): why the classifier allowed, denied
+	// or handed the call to a person.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Log writes records to one writer, a line at a time.
@@ -115,6 +119,9 @@ func (l *Log) Close() error {
 func (l *Log) Decision(ctx context.Context, c *exec.Call, dec policy.Decision) {
 	r := l.record(ctx, "decision", c)
 	r.Decision = &Decision{Behavior: dec.Behavior.String(), Rule: dec.Rule, Source: dec.Source}
+	if dec.Source == "classifier" || (dec.Source == "denialTracking" && c.Session != nil && c.Session.Mode == "auto") {
+		r.Decision.Reason = l.Redact(dec.Reason)
+	}
 	l.write(r)
 }
 
@@ -163,11 +170,18 @@ func (l *Log) record(ctx context.Context, event string, c *exec.Call) Record {
 }
 
 // Redact replaces every match of every pattern in s.
-func (l *Log) Redact(s string) string {
-	for _, re := range l.redact {
-		s = re.ReplaceAllLiteralString(s, Redacted)
+func (l *Log) Redact(s string) string { return Redactor(l.redact)(s) }
+
+// Redactor hides what the patterns match, as the audit log does: what
+// other parts of toold send out (auto mode's classifier input) is
+// redacted the same way.
+func Redactor(patterns []*regexp.Regexp) func(string) string {
+	return func(s string) string {
+		for _, re := range patterns {
+			s = re.ReplaceAllLiteralString(s, Redacted)
+		}
+		return s
 	}
-	return s
 }
 
 func (l *Log) write(r Record) {

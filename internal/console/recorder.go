@@ -3,7 +3,6 @@ package console
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sync"
 	"time"
@@ -165,11 +164,11 @@ func (r *Recorder) events(ref store.CallRef, evs []store.CallEvent) {
 		// feed's: skipped undecoded. Inside a JSON string a quote is
 		// escaped, so the bytes below can only be the key of a set
 		// Progress.
-		if bytes.Contains(se.Data, progressKey) {
+		if se.Value == nil && bytes.Contains(se.Data, progressKey) {
 			continue
 		}
-		var ev exec.Event
-		if json.Unmarshal(se.Data, &ev) != nil {
+		ev, err := exec.StoredEvent(se)
+		if err != nil || ev.Progress != nil {
 			continue
 		}
 		it := Item{At: now, ToolUseID: ref.ToolUseID, Tool: facts.tool, Summary: facts.summary}

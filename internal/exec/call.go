@@ -1,7 +1,7 @@
-// Package exec runs tool calls: each call goes through a chain of call
-// interceptors around one runner, and a batch is partitioned so that
-// consecutive concurrency-safe calls run together. The engine reports what
-// happens to a Sink and knows nothing of gRPC.
+// Package exec runs tool calls: each call goes through the stages of the
+// call path (path.go lists them, in order, once), and a batch is
+// partitioned so that consecutive concurrency-safe calls run together.
+// The engine reports what happens to a Sink and knows nothing of gRPC.
 package exec
 
 import (
@@ -9,6 +9,10 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/toold/toold/internal/hooks"
+	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/shell"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/workspace"
@@ -42,6 +46,14 @@ type Call struct {
 	Input      json.RawMessage
 	Args       map[string]any
 	Invocation tool.Invocation
+	// Shell is the analysis of a command tool's line (Definition.Command),
+	// made once by validation for the policy, the hooks' `if` filters and
+	// the refusal texts; nil for other tools.
+	Shell *shell.Analysis
+
+	// Set by the PreToolUse hooks stage for the policy stage: what the
+	// hooks decided (nil: no hooks ran, or they did not decide).
+	PreHook *PreHookVerdict
 
 	started time.Time
 	// runCtx is the context the call runs under: its batch's, cancellable
@@ -62,23 +74,94 @@ func (c *Call) ToolName() string {
 	return c.Name
 }
 
+// PreHookVerdict is the PreToolUse hooks' decision, which the policy stage
+// combines with the rules'.
+type PreHookVerdict struct {
+	Decision hooks.Decision
+	Reason   string
+}
+
+// Cwd is the session's current directory, or its workspace when the
+// stored one is no longer inside the session's directories.
+func (c *Call) Cwd() string {
+	if c.Session.Cwd != "" && c.Files.Contains(c.Session.Cwd) {
+		return c.Session.Cwd
+	}
+	return c.Files.Primary()
+}
+
+// PolicyRequest is what the decider sees of the call: the call as one of
+// the tool it is decided as (tool.Definition.DecideAs), if any.
+func (c *Call) PolicyRequest() policy.Request {
+	s := c.Session
+	name := c.ToolName()
+	if c.Tool != nil && c.Def.DecideAs != "" {
+		name = c.Def.DecideAs
+	}
+	isolated := ""
+	if s.Worktree != "" {
+		isolated = s.Workspace
+	}
+	return policy.Request{
+		Isolated:  isolated,
+		SessionID: s.ID,
+		Tool:      name,
+		Input:     c.Input,
+		Args:      c.Args,
+		Shell:     c.Shell,
+		ReadOnly:  c.Invocation.Traits().ReadOnly,
+		Mode:      s.Mode,
+		Cwd:       c.Cwd(),
+		Workspace: s.Root(),
+		Dirs:      c.Files.Dirs(),
+		Rules:     session.SessionRules(s),
+		Revision:  s.Revision,
+	}
+}
+
+// hookEvent is what the hooks learn about the call.
+func (c *Call) hookEvent() hooks.ToolEvent {
+	return hooks.ToolEvent{
+		Session: hooks.Session{
+			ID: c.Session.ID, Workspace: c.Files.Primary(), Cwd: c.Cwd(), PermissionMode: c.Session.Mode,
+		},
+		ToolName: c.ToolName(), ToolInput: c.Input, ToolUseID: c.ToolUseID,
+		Args: c.Args, Shell: c.Shell,
+	}
+}
+
 // Handler runs a call to its result. A returned error is turned into an
 // error result by the shaping stage; handlers never panic on bad input.
 type Handler func(ctx context.Context, c *Call) (*tool.Result, error)
 
-// Interceptor wraps a handler, as gRPC's interceptors do: it may act before
-// and after next, or return without calling it.
+// Stage is one step of the call path. It may act before and after next,
+// or return without calling it; what it establishes for later stages it
+// sets on the call.
+type Stage interface {
+	Handle(ctx context.Context, c *Call, next Handler) (*tool.Result, error)
+}
+
+// Interceptor is a stage written as a function, as gRPC's interceptors
+// are: the configured ones (audit, quotas) are.
 type Interceptor func(ctx context.Context, c *Call, next Handler) (*tool.Result, error)
 
-// Chain composes interceptors around a final handler; the first interceptor
-// is the outermost.
-func Chain(final Handler, interceptors ...Interceptor) Handler {
+// Handle makes an Interceptor a Stage.
+func (f Interceptor) Handle(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
+	return f(ctx, c, next)
+}
+
+// Chain composes stages around a final handler; the first stage is the
+// outermost.
+func Chain(final Handler, stages ...Stage) Handler {
 	h := final
-	for i := len(interceptors) - 1; i >= 0; i-- {
-		ic, next := interceptors[i], h
+	for i := len(stages) - 1; i >= 0; i-- {
+		st, next := stages[i], h
 		h = func(ctx context.Context, c *Call) (*tool.Result, error) {
-			return ic(ctx, c, next)
+			return st.Handle(ctx, c, next)
 		}
 	}
 	return h
 }
+
+// done is the end of a chain that only prepares a call.
+func done(context.Context, *Call) (*tool.Result, error) { return nil, nil }

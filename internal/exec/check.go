@@ -41,7 +41,7 @@ func (e *Engine) CheckPermission(ctx context.Context, sessionID string, r Reques
 		}
 		return policy.Decision{}, &CheckError{Msg: msg}
 	}
-	return e.cfg.Policy.Decide(ctx, policyRequest(c, e.cwd(c)))
+	return e.cfg.Policy.Decide(ctx, c.PolicyRequest())
 }
 
 // Resolve answers a pending permission request of the session.

@@ -51,6 +51,14 @@ type Config struct {
 	Hooks HookRunner
 	// Ask governs permission requests and denial tracking.
 	Ask AskConfig
+	// Asker, when set, answers the calls the policy leaves at ask instead
+	// of PersonAsk: the seam for an automatic judge.
+	Asker Asker
+	// Capabilities are what Policy can do beyond deciding; nil: what it
+	// declares (CapabilitiesOf).
+	Capabilities *PolicyCapabilities
+	// Delegate governs the calls the orchestrator completes.
+	Delegate DelegateConfig
 	// Journal governs exactly-once calls and stored events.
 	Journal JournalConfig
 	// Cancels, when set, carries Cancel's requests to every replica (see
@@ -67,18 +75,15 @@ type Config struct {
 
 // Engine executes batches of tool calls.
 type Engine struct {
-	cfg     Config
-	prepare Handler
-	// checkPrepare is prepare for CheckPermission: deny-removed tools
-	// are looked up as any other.
-	checkPrepare Handler
-	run          Handler
-	files        *workspaceCache
-	active       *activeCalls
-	leases       *leases
-	sessions     *sessionCache
-	owners       *owners
-	cancels      *callCancels
+	cfg Config
+	callPath
+	caps     PolicyCapabilities
+	files    *workspaceCache
+	active   *activeCalls
+	leases   *leases
+	sessions *sessionCache
+	owners   *owners
+	cancels  *callCancels
 	// schemas re-validates input that a hook rewrote.
 	schemas *schemas
 }
@@ -99,34 +104,22 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	cfg.InputLimits = cfg.InputLimits.WithDefaults()
 	cfg.Ask.defaults()
+	cfg.Delegate.defaults(cfg.Ask.Pending)
 	cfg.Journal.defaults()
 	sch, err := compileSchemas(cfg.Registry, cfg.InputLimits)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000), cancels: newCallCancels()}
+	caps := CapabilitiesOf(cfg.Policy)
+	if cfg.Capabilities != nil {
+		caps = *cfg.Capabilities
+	}
+	e := &Engine{cfg: cfg, caps: caps, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000), cancels: newCallCancels()}
 	e.leases = newLeases(e)
 	sch.strictJSON = cfg.StrictInputJSON
 	e.schemas = sch
 
-	// The call path. It has two phases because partitioning a batch needs
-	// every call's parsed input before any call runs:
-	//   prepare: lookup -> validate (schema, coercion, tool.Parse)
-	//   run:     PreToolUse hooks -> policy (+ PermissionRequest hooks)
-	//            -> configured interceptors -> PostToolUse hooks -> the tool
-	// Result shaping (errors become in-band results, caps) follows both.
-	e.prepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
-		e.validateStage(),
-		e.lookupStage(),
-		Validate(sch),
-	)
-	e.checkPrepare = Chain(func(context.Context, *Call) (*tool.Result, error) { return nil, nil },
-		e.validateStage(),
-		Lookup(cfg.Registry, cfg.Tools),
-		Validate(sch),
-	)
-	stages := append([]Interceptor{e.PreToolHooks(sch), e.Policy(cfg.Policy)}, cfg.Interceptors...)
-	e.run = Chain(e.runTool, append(stages, e.PostToolHooks(), e.toolStage())...)
+	e.callPath = newCallPath(&e.cfg, sch, caps, e.delegated)
 	return e, nil
 }
 
@@ -145,18 +138,34 @@ func (e *Engine) Execute(ctx context.Context, sessionID string, reqs []Request, 
 	if err := e.checkOwner(ctx, sessionID); err != nil {
 		return err
 	}
+	var prep *prepared
 	if sess := e.sessions.get(sessionID); sess != nil {
-		rest, err := e.unclaimed(ctx, sess, reqs, sink)
+		rest, p, err := e.unclaimed(ctx, sess, reqs, sink)
 		if err != nil || len(rest) == 0 {
 			return err
 		}
-		reqs = rest
+		reqs, prep = rest, p
 	}
-	return e.claimed(ctx, sessionID, reqs, sink)
+	return e.claimed(ctx, sessionID, reqs, sink, prep)
 }
 
-// claimed runs a batch the regular way: claim, then run or follow.
-func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, sink Sink) error {
+// prepared is a batch whose calls were prepared (looked up, validated,
+// parsed, analysed) on a session as it was at ETag sess.ETag.
+type prepared struct {
+	sess  *store.Session
+	calls []*Call
+	errs  []error
+}
+
+// reusable reports whether the preparation still holds for sess: the
+// session has not changed since (its rules, its tools, its directories).
+func (p *prepared) reusable(sess *store.Session) bool {
+	return p != nil && p.sess.ETag != "" && p.sess.ETag == sess.ETag && p.sess.ID == sess.ID
+}
+
+// claimed runs a batch the regular way: claim, then run or follow. prep,
+// when it holds for the claimed session, is the batch already prepared.
+func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, sink Sink, prep *prepared) error {
 	owner := e.newOwner()
 	claims := make([]store.Claim, len(reqs))
 	for i, r := range reqs {
@@ -178,9 +187,17 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 
 	calls := make([]*Call, len(reqs))
 	prepErr := make([]error, len(reqs))
+	reuse := prep.reusable(sess) && len(prep.calls) == len(reqs)
 	for i, r := range reqs {
-		c := &Call{Request: r, Session: sess, Files: files, Sink: sink}
-		_, prepErr[i] = e.prepare(ctx, c)
+		var c *Call
+		if reuse {
+			// Prepared once already, on this very session.
+			c, prepErr[i] = prep.calls[i], prep.errs[i]
+			c.Session, c.Files, c.Sink, c.unclaimed = sess, files, sink, false
+		} else {
+			c = &Call{Request: r, Session: sess, Files: files, Sink: sink}
+			_, prepErr[i] = e.prepare(ctx, c)
+		}
 		calls[i] = c
 		if claimed[i].Owned() {
 			ref := store.CallRef{SessionID: sessionID, ToolUseID: r.ToolUseID}
@@ -331,7 +348,7 @@ func (e *Engine) CancelSession(ctx context.Context, sessionID string) error {
 	err := e.active.cancel(ctx, sessionID, ErrSessionDeleted)
 	e.files.drop(sessionID)
 	e.sessions.drop(sessionID)
-	if f, ok := e.cfg.Policy.(interface{ Forget(string) }); ok {
+	if f := e.caps.Forgetter; f != nil {
 		f.Forget(sessionID)
 	}
 	return err

@@ -22,6 +22,7 @@ type Event struct {
 	Progress          *Progress
 	Result            *Outcome
 	Hook              *HookRun
+	Delegation        *Delegation
 }
 
 // HookRun reports one hook that ran for the call (see hooks_stage.go).

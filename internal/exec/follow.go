@@ -30,7 +30,7 @@ func (e *Engine) follow(ctx context.Context, ref store.CallRef, after int64, sin
 			return followFailed, err
 		}
 		for _, se := range evs {
-			ev, err := decodeEvent(se.Data)
+			ev, err := StoredEvent(se)
 			if err != nil {
 				return followFailed, fmt.Errorf("stored event %d of call %s: %w: %w", se.Seq, ref.ToolUseID, store.ErrUnavailable, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -101,6 +102,33 @@ func decodeEvent(data []byte) (Event, error) {
 	return ev, err
 }
 
+// journaled is an event on its way to the journal: it is encoded only
+// if the store needs bytes (Redis), not for one that keeps it as it is
+// (memory), and read back without decoding from such a store.
+type journaled struct {
+	ev        Event
+	log       *slog.Logger
+	toolUseID string
+}
+
+func (j journaled) EncodeEvent() []byte {
+	data, err := encodeEvent(j.ev)
+	if err != nil {
+		j.log.Error("encoding an event for the journal failed", "tool_use_id", j.toolUseID, "error", err)
+		return nil
+	}
+	return data
+}
+
+// StoredEvent is a journal entry as an event: the event itself when the
+// store kept it as a value, else its bytes decoded.
+func StoredEvent(se store.CallEvent) (Event, error) {
+	if j, ok := se.Value.(journaled); ok {
+		return j.ev, nil
+	}
+	return decodeEvent(se.Data)
+}
+
 // callLog is the sink of a call this batch owns: it numbers the call's
 // events, forwards them to the client, keeps them for the journal and
 // collects the call's effects on the session, all of which FinishCall
@@ -144,7 +172,7 @@ func (l *callLog) Emit(ev Event) error {
 		l.mu.Unlock()
 		return nil
 	}
-	urgent := ev.PermissionRequest != nil
+	urgent := ev.PermissionRequest != nil || ev.Delegation != nil
 	if !urgent && l.timer == nil && !l.done {
 		l.timer = time.AfterFunc(l.e.cfg.Journal.FlushDelay, l.flushLater)
 	}
@@ -159,12 +187,7 @@ func (l *callLog) Emit(ev Event) error {
 }
 
 func (l *callLog) keep(ev Event) {
-	data, err := encodeEvent(ev)
-	if err != nil {
-		l.e.cfg.Logger.Error("encoding an event for the journal failed", "tool_use_id", l.ref.ToolUseID, "error", err)
-		return
-	}
-	l.buf = append(l.buf, store.CallEvent{Seq: ev.Seq, Data: data, Final: ev.Result != nil})
+	l.buf = append(l.buf, store.CallEvent{Seq: ev.Seq, Value: journaled{ev: ev, log: l.e.cfg.Logger, toolUseID: l.ref.ToolUseID}, Final: ev.Result != nil})
 }
 
 func (l *callLog) flushLater() {

@@ -16,21 +16,26 @@ var errNeedsClaim = errors.New("the call needs a claim")
 // unclaimed runs a batch of repeatable calls without claiming them, on the
 // session as this replica last read it, and records each with CommitCall:
 // one round trip per call. It returns the calls that must go the claimed
-// way instead: all of them when one is not repeatable, and those that
-// asked, or ran on a session that has changed since.
-func (e *Engine) unclaimed(ctx context.Context, sess *store.Session, reqs []Request, sink Sink) ([]Request, error) {
+// way instead: all of them when one is not repeatable (with the batch as
+// it prepared it, so that the claimed way need not prepare it again), and
+// those that asked, or ran on a session that has changed since.
+func (e *Engine) unclaimed(ctx context.Context, sess *store.Session, reqs []Request, sink Sink) ([]Request, *prepared, error) {
 	files, err := e.files.get(sess)
 	if err != nil {
-		return reqs, nil
+		return reqs, nil, nil
 	}
 	calls := make([]*Call, len(reqs))
 	prepErr := make([]error, len(reqs))
+	repeatable := true
 	for i, r := range reqs {
 		c := &Call{Request: r, Session: sess, Files: files, Sink: sink, unclaimed: true}
 		if _, prepErr[i] = e.prepare(ctx, c); prepErr[i] == nil && !c.Invocation.Traits().Repeatable {
-			return reqs, nil
+			repeatable = false
 		}
 		calls[i] = c
+	}
+	if !repeatable {
+		return reqs, &prepared{sess: sess, calls: calls, errs: prepErr}, nil
 	}
 	ctx, done := e.active.add(ctx, sess.ID)
 	defer done()
@@ -42,7 +47,7 @@ func (e *Engine) unclaimed(ctx context.Context, sess *store.Session, reqs []Requ
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// The calls run again keep the model's order.
@@ -55,7 +60,7 @@ func (e *Engine) unclaimed(ctx context.Context, sess *store.Session, reqs []Requ
 	if len(again) > 0 {
 		e.sessions.drop(sess.ID)
 	}
-	return again, nil
+	return again, nil, nil
 }
 
 // runUnclaimed runs one call with its events held back, then records it.

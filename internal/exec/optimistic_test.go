@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 
@@ -146,4 +147,43 @@ func (a *askSink) Emit(ev Event) error {
 		a.result = ev.Result.Result
 	}
 	return nil
+}
+
+// parseCounter counts how often its calls are parsed.
+type parseCounter struct {
+	fakeTool
+	parses atomic.Int32
+}
+
+func (p *parseCounter) Parse(raw json.RawMessage) (tool.Invocation, error) {
+	p.parses.Add(1)
+	return p.fakeTool.Parse(raw)
+}
+
+func TestAWarmSessionsCallIsPreparedOnce(t *testing.T) {
+	write := &parseCounter{fakeTool: fakeTool{name: "Write"}}
+	read := &parseCounter{fakeTool: fakeTool{name: "Read", safe: true, repeatable: true}}
+	h := newHarness(t, nil, write, read)
+	h.exec(t, call("t0", "Read", map[string]any{"text": "warm"})) // caches the session
+	read.parses.Store(0)
+	sink := h.exec(t, call("t1", "Read", map[string]any{"text": "a"}), call("t2", "Write", map[string]any{"text": "b"}))
+	if got := sink.results(); len(got) != 2 || got["t1"].IsError || got["t2"].IsError {
+		t.Fatalf("results %+v", got)
+	}
+	if r, w := read.parses.Load(), write.parses.Load(); r != 1 || w != 1 {
+		t.Fatalf("parsed the Read %d times and the Write %d times, want once each", r, w)
+	}
+	// A session that changed in between is prepared again on the new one.
+	if _, err := h.store.UpdateSession(context.Background(), h.id, func(s *store.Session) error { s.Mode = "acceptEdits"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	h.exec(t, call("t3", "Read", map[string]any{"text": "c"}))
+	write.parses.Store(0)
+	sink = h.exec(t, call("t4", "Write", map[string]any{"text": "d"}))
+	if got := sink.results(); got["t4"] == nil || got["t4"].IsError {
+		t.Fatalf("results %+v", got)
+	}
+	if w := write.parses.Load(); w != 1 {
+		t.Fatalf("parsed the Write %d times, want once", w)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/toold/toold/internal/tool"
 )
 
 // ErrNoPendingRequest: no call of the session waits for that request id
@@ -17,6 +19,9 @@ type Answer struct {
 	// ForSession remembers the request's suggested rules as session rules.
 	ForSession bool
 	Message    string
+	// Completion, when set, completes a delegated call (see
+	// delegate.go) instead of answering a permission request.
+	Completion *tool.Completion
 }
 
 // PendingRequests holds the permission requests that running calls wait on.

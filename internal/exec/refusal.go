@@ -8,6 +8,7 @@ import (
 
 	"github.com/toold/toold/internal/hooks"
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/tool"
 )
 
 // The texts the model reads when a call ends unrun: a deny, an ask nobody
@@ -18,6 +19,9 @@ import (
 // refusal is what the texts are made from.
 type refusal struct {
 	tool string
+	// kind is what the tool declared of itself that the texts depend on
+	// (tool.Definition's traits).
+	kind refusalKind
 	mode string
 	// path is the absolute path a file tool names (file_path,
 	// notebook_path, or Glob and Grep's path, defaulting to cwd).
@@ -26,12 +30,27 @@ type refusal struct {
 	command string
 }
 
+// refusalKind is the part of a tool's declared traits the texts use.
+type refusalKind struct {
+	command      bool
+	paths        tool.PathUse
+	pathDenyText bool
+	fetchesURL   bool
+}
+
+func kindOf(d tool.Definition) refusalKind {
+	return refusalKind{command: d.Command, paths: d.Paths, pathDenyText: d.PathDenyText, fetchesURL: d.FetchesURL}
+}
+
+func (k refusalKind) reads() bool  { return k.paths == tool.PathsRead }
+func (k refusalKind) writes() bool { return k.paths == tool.PathsWrite }
+
 func refusalOf(c *Call, cwd string) refusal {
-	r := refusal{tool: c.ToolName(), mode: c.Session.Mode}
-	if s, ok := c.Args["command"].(string); ok && r.tool == "Bash" {
+	r := refusal{tool: c.ToolName(), kind: kindOf(c.Def), mode: c.Session.Mode}
+	if s, ok := c.Args["command"].(string); ok && r.kind.command {
 		r.command = s
 	}
-	if fileReadTools[r.tool] || fileWriteTools[r.tool] {
+	if r.kind.paths != tool.PathsNone {
 		r.path = cwd
 		for _, k := range []string{"file_path", "notebook_path", "path"} {
 			if s, ok := c.Args[k].(string); ok && s != "" {
@@ -46,25 +65,22 @@ func refusalOf(c *Call, cwd string) refusal {
 	return r
 }
 
-var (
-	fileReadTools  = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true}
-	fileWriteTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
-	// pathDeniedTools check deny rules on their path before the permission
-	// step, with a text of their own.
-	pathDeniedTools = map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true}
-)
-
 const dontAskAdvice = " IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial. If you believe this capability is essential to complete the user's request, STOP and explain to the user what you were trying to do and why you need this permission. Let the user decide how to proceed."
 
 // dontAskText is the refusal of a call that would have asked, in dontAsk
-// mode.
-func (r refusal) dontAskText() string {
-	return "Permission to use " + r.tool + " has been denied because Claude Code is running in don't ask mode." + dontAskAdvice
+// mode: the policy's own text when it extends it (a Skill's question
+// follows it).
+func (r refusal) dontAskText(dec policy.Decision) string {
+	text := "Permission to use " + r.tool + " has been denied because Claude Code is running in don't ask mode." + dontAskAdvice
+	if strings.HasPrefix(dec.Message, text) {
+		return dec.Message
+	}
+	return text
 }
 
 // denyText is the refusal of a call a deny rule matched.
 func (r refusal) denyText(dec policy.Decision) string {
-	if dec.Message != "" && !(r.tool == "Bash" && dec.Source != "hook" && strings.HasPrefix(dec.Message, bashDeniedPrefix)) {
+	if dec.Message != "" && !(r.kind.command && dec.Source != "hook" && strings.HasPrefix(dec.Message, r.commandDeniedPrefix())) {
 		return dec.Message
 	}
 	if toolWide(dec.Rule, r.tool) {
@@ -73,21 +89,21 @@ func (r refusal) denyText(dec policy.Decision) string {
 		return toolUseError(fmt.Sprintf("Error: No such tool available: %s. %s is disabled for this session, in subagents as well as here.", r.tool, r.tool))
 	}
 	switch {
-	case r.tool == "Bash":
+	case r.kind.command:
 		if dec.Message != "" && !slices.ContainsFunc(dec.Parts, func(p policy.Part) bool { return p.Behavior == policy.Deny && p.Command != "" }) {
 			// No denied command to place in the line: the policy's text.
 			return dec.Message
 		}
 		// The line as written, redirections included, or the side of
 		// the pipe that holds the denied command.
-		return bashDeniedPrefix + deniedCommand(r.command, dec) + " has been denied."
-	case pathDeniedTools[r.tool]:
+		return r.commandDeniedPrefix() + deniedCommand(r.command, dec) + " has been denied."
+	case r.kind.pathDenyText:
 		return toolUseError("File is in a directory that is denied by your permission settings.")
-	case fileReadTools[r.tool]:
+	case r.kind.reads():
 		return "Permission to read " + r.path + " has been denied."
-	case fileWriteTools[r.tool]:
+	case r.kind.writes():
 		return "Permission to edit " + r.path + " has been denied."
-	case r.tool == "WebFetch":
+	case r.kind.fetchesURL:
 		if content := ruleContent(dec.Rule); content != "" {
 			return "WebFetch denied access to " + content + "."
 		}
@@ -103,9 +119,9 @@ func (r refusal) askText(dec policy.Decision, byRule bool) string {
 	}
 	if r.mode == "plan" && !byRule {
 		switch {
-		case fileWriteTools[r.tool]:
+		case r.kind.writes():
 			return "Cannot write to " + r.path + " while in plan mode."
-		case !fileReadTools[r.tool]:
+		case !r.kind.reads():
 			return "Auto mode is unavailable: its safety check does not run for this session, so " + r.tool + " was not run. Other actions that need the check will be denied too, and retrying won't help. Finish what you can without them, then tell the user what is blocked and that they can switch to another permission mode."
 		}
 	}
@@ -125,9 +141,9 @@ func (r refusal) askText(dec policy.Decision, byRule bool) string {
 func (r refusal) notGranted() string {
 	what := "use " + r.tool
 	switch {
-	case fileReadTools[r.tool] && r.path != "":
+	case r.kind.reads() && r.path != "":
 		what = "read from " + r.path
-	case fileWriteTools[r.tool] && r.path != "":
+	case r.kind.writes() && r.path != "":
 		what = "write to " + r.path
 	}
 	return "Claude requested permissions to " + what + ", but you haven't granted it yet."
@@ -184,6 +200,11 @@ func ruleContent(rule string) string {
 	return rule[i+1 : len(rule)-1]
 }
 
+// commandDeniedPrefix opens the refusal of a command tool's line.
+func (r refusal) commandDeniedPrefix() string {
+	return "Permission to use " + r.tool + " with command "
+}
+
 // deniedCommand is the command a Bash deny names: the pipeline segment
 // that holds the denied command when the line is a pipeline, else the
 // whole line (as Claude Code checks each side of a pipe on its own).
@@ -207,8 +228,6 @@ func deniedCommand(line string, dec policy.Decision) string {
 
 // pipeSegments splits a command line at its pipes (| but not ||, outside
 // quotes), trimming each side; a line without a pipe is one segment.
-const bashDeniedPrefix = "Permission to use Bash with command "
-
 func pipeSegments(line string) []string {
 	var segs []string
 	start, quote, esc := 0, byte(0), false

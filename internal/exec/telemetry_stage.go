@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/toold/toold/internal/hooks"
-	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/telemetry"
 	"github.com/toold/toold/internal/tool"
@@ -17,62 +15,19 @@ import (
 // RecordHookRun. With no providers configured the recorder is noop and
 // these cost a few calls each.
 
-// validateStage wraps the prepare phase (lookup and validation).
-func (e *Engine) validateStage() Interceptor {
-	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
-		sctx, st := e.cfg.Telemetry.Start(ctx, telemetry.StageValidate, c.Name, c.ToolUseID)
-		res, err := next(sctx, c)
-		st.SetTool(c.metricTool())
-		st.End(sctx, errKind(err))
-		return res, err
-	}
+// SpanStage wraps the stages after it (lookup and validation) in one span
+// named Name.
+type SpanStage struct {
+	Name      string
+	Telemetry *telemetry.Recorder
 }
 
-// toolStage is the innermost interceptor: the tool's own run, with its
-// exit code and error kind; a Bash run counts as a running process.
-func (e *Engine) toolStage() Interceptor {
-	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
-		name := c.metricTool()
-		sctx, st := e.cfg.Telemetry.Start(ctx, telemetry.StageTool, name, c.ToolUseID)
-		if name == "Bash" {
-			defer e.cfg.Telemetry.ProcessStarted(ctx, "bash")()
-		}
-		res, err := next(sctx, c)
-		kind := errKind(err)
-		if err == nil && res != nil {
-			if res.IsError {
-				kind = res.Kind.String()
-			}
-			if code, ok := res.Meta["exit_code"].(int); ok {
-				st.SetAttributes(telemetry.AttrExitCode.Int(code))
-			}
-		}
-		st.End(sctx, kind)
-		return res, err
-	}
-}
-
-// policyStage opens the policy span; decided closes it.
-func (e *Engine) policyStage(ctx context.Context, c *Call) (context.Context, telemetry.Stage) {
-	return e.cfg.Telemetry.Start(ctx, telemetry.StagePolicy, c.metricTool(), c.ToolUseID)
-}
-
-// decided records the decision the call got: on the policy span, in the
-// metrics and through Config.OnDecision (the audit log).
-func (e *Engine) decided(ctx context.Context, st telemetry.Stage, c *Call, dec policy.Decision, err error) {
-	if err != nil {
-		st.End(ctx, errKind(err))
-		return
-	}
-	b := dec.Behavior.String()
-	if st.Recording() {
-		st.SetAttributes(telemetry.AttrBehavior.String(b), telemetry.AttrRule.String(dec.Rule), telemetry.AttrSource.String(dec.Source))
-	}
-	st.End(ctx, "")
-	e.cfg.Telemetry.Decision(ctx, c.metricTool(), b, dec.Source)
-	if e.cfg.OnDecision != nil {
-		e.cfg.OnDecision(ctx, c, dec)
-	}
+func (s SpanStage) Handle(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
+	sctx, st := s.Telemetry.Start(ctx, s.Name, c.Name, c.ToolUseID)
+	res, err := next(sctx, c)
+	st.SetTool(c.metricTool())
+	st.End(sctx, errKind(err))
+	return res, err
 }
 
 // persisted wraps the step that stores a call's result (the journal
@@ -90,11 +45,6 @@ func (e *Engine) persisted(ctx context.Context, c *Call, res *tool.Result, commi
 		outcome = res.Kind.String()
 	}
 	e.cfg.Telemetry.Call(ctx, c.metricTool(), outcome)
-}
-
-// hookRan records a hook run's duration.
-func (e *Engine) hookRan(ctx context.Context, r hooks.Report) {
-	e.cfg.Telemetry.Hook(ctx, string(r.Event), string(r.Status), r.Duration)
 }
 
 // storeFailed counts a store failure; not-found and conflicts are

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,19 +113,6 @@ func compileSchema(d tool.Definition) (*compiledSchema, error) {
 	return cs, nil
 }
 
-// Validate is the stage that checks input against the tool's schema,
-// as Claude Code checks it (see inputcheck.go), and parses it into an
-// invocation. Its failures are invalid-input results worded as Claude
-// Code words them.
-func Validate(s *schemas) Interceptor {
-	return func(ctx context.Context, c *Call, next Handler) (*tool.Result, error) {
-		if err := s.prepare(c); err != nil {
-			return nil, err
-		}
-		return next(ctx, c)
-	}
-}
-
 func (s *schemas) prepare(c *Call) error {
 	name := c.Def.Name
 	in := c.Request.Input
@@ -193,6 +179,10 @@ func (s *schemas) prepare(c *Call) error {
 		return tool.InvalidInputf("Invalid input for %s: %v", name, err)
 	}
 	c.Invocation = inv
+	c.Shell = nil
+	if c.Def.Command {
+		c.Shell = commandAnalysis(inv, in)
+	}
 	return nil
 }
 

@@ -30,7 +30,7 @@ func newWorkspaceCache(owner *workspace.Owner, log *slog.Logger) *workspaceCache
 }
 
 func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
-	dirs := append([]string{s.Workspace}, s.AdditionalDirs...)
+	dirs := s.Dirs()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[s.ID]; ok {
@@ -46,7 +46,7 @@ func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 		// handles are closed with the entry only when nothing runs.
 		delete(c.m, s.ID)
 	}
-	ws, err := workspace.OpenStable(s.Workspace, s.AdditionalDirs...)
+	ws, err := workspace.OpenStable(dirs[0], dirs[1:]...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // waitDelay bounds how long a hook's leftover background processes may
@@ -70,18 +71,15 @@ func (r *Runner) runCommand(ctx context.Context, h *Handler, in input, timeout t
 	cmd.Dir = in.projectDir
 	cmd.Env = r.environ(in.projectDir)
 	cmd.Stdin = bytes.NewReader(payload)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout := &capped{limit: r.opts.MaxOutputBytes, overflow: func() { stop(errOverflow) }}
 	stderr := &capped{limit: r.opts.MaxOutputBytes, overflow: func() { stop(errOverflow) }}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = waitDelay
+	procgroup.Prepare(cmd, waitDelay)
 
-	if err := cmd.Start(); err != nil {
+	if err := procgroup.Start(cmd); err != nil {
 		return attempt{exitCode: -1, failure: fmt.Errorf("could not start: %w", err)}
 	}
-	waitErr := cmd.Wait()
-	killGroup(cmd.Process.Pid)
+	waitErr := procgroup.Wait(cmd)
 
 	a := attempt{exitCode: -1, stdout: stdout.bytes(), stderr: stderr.bytes()}
 	ps := cmd.ProcessState
@@ -129,15 +127,6 @@ func (r *Runner) environ(projectDir string) []string {
 func expandProjectDir(s, dir string) string {
 	s = strings.ReplaceAll(s, "${CLAUDE_PROJECT_DIR}", dir)
 	return strings.ReplaceAll(s, "$CLAUDE_PROJECT_DIR", dir)
-}
-
-// killGroup kills the process group pgid; ESRCH means it is already gone.
-func killGroup(pgid int) error {
-	err := syscall.Kill(-pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
 }
 
 // capped keeps up to limit bytes and calls overflow once when more come.

@@ -21,10 +21,16 @@ const (
 	SessionStart Event = "SessionStart"
 	// SessionEnd runs when a session is deleted.
 	SessionEnd Event = "SessionEnd"
+	// SubagentStart runs when an Agent call has made its subagent's
+	// session, before the orchestrator is handed the call.
+	SubagentStart Event = "SubagentStart"
+	// SubagentStop runs when the orchestrator completed an Agent call
+	// with the subagent's report.
+	SubagentStop Event = "SubagentStop"
 )
 
 // Events lists the events toold fires.
-var Events = []Event{PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd}
+var Events = []Event{PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, SubagentStart, SubagentStop}
 
 // inertEvents are documented Claude Code events that belong to the agent
 // loop, which lives in the orchestrator, not in toold: the prompt, the
@@ -36,12 +42,10 @@ var inertEvents = map[Event]string{
 	"UserPromptExpansion": "prompts are the orchestrator's",
 	"Stop":                "the model's turns are the orchestrator's",
 	"StopFailure":         "the model's turns are the orchestrator's",
-	"SubagentStart":       "subagents are the orchestrator's",
-	"SubagentStop":        "subagents are the orchestrator's",
 	"Notification":        "toold shows nothing to a user; permission requests go to the Execute stream",
 	"PreCompact":          "the context window is the orchestrator's",
 	"PostCompact":         "the context window is the orchestrator's",
-	"PermissionDenied":    "it fires for auto-mode classifier denials, and toold has no auto mode",
+	"PermissionDenied":    "it fires for auto-mode classifier denials, and toold does not fire it (the denial is on the stream and in the audit log)",
 	"PostToolBatch":       "it gates the next model call, which is the orchestrator's",
 	"Setup":               "toold has no installation step",
 	"InstructionsLoaded":  "instructions are the orchestrator's",

@@ -260,7 +260,7 @@ func (r *Runner) sessionEvent(ctx context.Context, s Session, in input) (Session
 	}
 	for _, run := range r.runAll(ctx, r.choose(sh, in, nil), in) {
 		v := judge(run, in.HookEventName)
-		if in.HookEventName == SessionStart {
+		if in.HookEventName == SessionStart || in.HookEventName == SubagentStart {
 			if sp := v.out.spec(); sp != nil && sp.AdditionalContext != "" {
 				o.AdditionalContext = append(o.AdditionalContext, capText(sp.AdditionalContext))
 			} else if v.report.Status == StatusOK && v.plain != "" {

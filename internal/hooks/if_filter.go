@@ -41,20 +41,23 @@ func ifRules(rule, root string) (*policy.RuleSet, error) {
 
 // ifMatches reports whether the hook's `if` rule covers the call. A rule
 // that fails to compile for this workspace runs the hook.
-func ifMatches(rule string, s Session, tool string, input json.RawMessage) bool {
+func ifMatches(rule string, te *ToolEvent) bool {
+	s, tool := te.Session, te.ToolName
 	rs, err := ifRules(rule, s.Workspace)
 	if err != nil {
 		return true
 	}
-	var args map[string]any
-	_ = json.Unmarshal(input, &args)
+	args := te.Args
+	if args == nil {
+		_ = json.Unmarshal(te.ToolInput, &args)
+	}
 	cwd := s.cwd()
 	home, _ := os.UserHomeDir()
 	q := policy.Query{Tool: tool, Input: args, Cwd: cwd, Home: home}
 	switch tool {
 	case "Bash":
 		command, _ := args["command"].(string)
-		return bashIfMatches(rs, q, command)
+		return bashIfMatches(rs, q, command, te.Shell)
 	case "WebFetch":
 		if u, ok := args["url"].(string); ok {
 			if p, err := url.Parse(u); err == nil {
@@ -69,12 +72,14 @@ func ifMatches(rule string, s Session, tool string, input json.RawMessage) bool 
 	return rs.Match(policy.Deny, q) != nil
 }
 
-func bashIfMatches(rs *policy.RuleSet, q policy.Query, command string) bool {
+func bashIfMatches(rs *policy.RuleSet, q policy.Query, command string, a *shell.Analysis) bool {
 	q.Script = command
 	if rs.Match(policy.Deny, q) != nil {
 		return true // a bare Bash rule
 	}
-	a := shell.Analyze(command)
+	if a == nil {
+		a = shell.Analyze(command)
+	}
 	if !a.Proven() {
 		// What runs cannot be known: a Bash rule runs the hook. A rule for
 		// another tool could only have matched as a bare or glob rule,

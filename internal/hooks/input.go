@@ -3,6 +3,8 @@ package hooks
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/toold/toold/internal/shell"
 )
 
 // Session is what every hook learns about the session an event belongs to.
@@ -34,6 +36,11 @@ type ToolEvent struct {
 	ToolName  string
 	ToolInput json.RawMessage
 	ToolUseID string
+	// Args is ToolInput decoded and Shell the analysis of a Bash call's
+	// command, when the engine has them (nil: the `if` filters make their
+	// own).
+	Args  map[string]any
+	Shell *shell.Analysis
 	// ToolResponse is what the tool returned (PostToolUse).
 	ToolResponse json.RawMessage
 	// Duration is how long the tool ran (PostToolUse, PostToolUseFailure).
@@ -88,6 +95,11 @@ type input struct {
 	Source string `json:"source,omitempty"`
 	Model  string `json:"model,omitempty"`
 	Reason string `json:"reason,omitempty"`
+
+	AgentID              string `json:"agent_id,omitempty"`
+	AgentType            string `json:"agent_type,omitempty"`
+	StopHookActive       *bool  `json:"stop_hook_active,omitempty"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 
 	// projectDir is $CLAUDE_PROJECT_DIR; not part of the JSON.
 	projectDir string

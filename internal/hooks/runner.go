@@ -217,7 +217,7 @@ func (r *Runner) choose(sh *sessionHooks, in input, te *ToolEvent) []task {
 			if seen[key] {
 				continue
 			}
-			if h.If != "" && te != nil && !ifMatches(h.If, te.Session, te.ToolName, te.ToolInput) {
+			if h.If != "" && te != nil && !ifMatches(h.If, te) {
 				continue
 			}
 			if h.Once && !r.markOnce(sh, key) {

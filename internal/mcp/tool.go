@@ -55,6 +55,7 @@ func newTool(server string, t *sdk.Tool, timeout time.Duration, conn caller) *To
 			Name:        ToolName(server, t.Name),
 			Description: truncateUTF8(t.Description, maxDescriptionBytes),
 			InputSchema: schemaOf(t.InputSchema),
+			MCP:         true,
 		},
 		// Fail-closed: a tool that says nothing may write, must run alone,
 		// may destroy and may reach outside toold. A read-only tool is

@@ -7,9 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // stdioCommand builds the process of a stdio server: in the session's
@@ -29,7 +30,7 @@ func stdioCommand(cfg ServerConfig, dir string, environ []string) (*exec.Cmd, er
 	cmd.Args[0] = cfg.Command
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Prepare(cmd, 0)
 	return cmd, nil
 }
 
@@ -63,8 +64,8 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
-	// ESRCH (nothing left) is the usual outcome and needs no report.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	// A group already gone is the usual outcome and needs no report.
+	_ = procgroup.Kill(cmd.Process.Pid)
 }
 
 // httpTransport builds the client side of a remote server, with the

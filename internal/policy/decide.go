@@ -18,6 +18,8 @@ type input struct {
 	resolve func(string) string
 	// pathRules: some rule has a path specifier.
 	pathRules bool
+	// skills: Options.Skills.
+	skills SkillAsker
 
 	// Per-decision caches of Bash path placement (bash_paths.go).
 	// first is the command line's first command: only a later one can
@@ -73,6 +75,8 @@ func (in *input) decide() Decision {
 		return in.file()
 	case tool == "WebFetch":
 		return in.webFetch()
+	case tool == skillTool:
+		return in.skill()
 	}
 	return in.generic()
 }
@@ -90,7 +94,9 @@ func (in *input) query() Query {
 func (in *input) generic() Decision {
 	q := in.query()
 	if r := in.rules.Match(Deny, q); r != nil {
-		return byRule(Deny, r, in.req.Tool)
+		d := byRule(Deny, r, in.req.Tool)
+		d.Message = agentDeniedMessage(r, q)
+		return d
 	}
 	if r := in.rules.Match(Ask, q); r != nil {
 		return in.ask(byRule(Ask, r, in.req.Tool))
@@ -169,6 +175,15 @@ func (in *input) file() Decision {
 		return in.pathDecision(in.req.Tool, false, []string{p})
 	}
 	paths := in.pathsOf(p)
+	if familyOf(in.req.Tool) == famEdit && in.req.Isolated != "" {
+		for _, q := range paths {
+			if inside(q, []string{in.req.Isolated}) && !inside(q, in.req.Dirs) {
+				return Decision{Behavior: Deny, Source: "worktree",
+					Reason:  in.req.Tool + " of " + q + " is in the checkout the session's worktree isolates it from",
+					Message: "<tool_use_error>This session is isolated in the worktree " + in.req.Workspace + ". Edit the worktree copy of this file instead of the shared-checkout path.</tool_use_error>"}
+			}
+		}
+	}
 	return in.pathDecision(in.req.Tool, familyOf(in.req.Tool) == famEdit, paths)
 }
 

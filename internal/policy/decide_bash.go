@@ -17,7 +17,10 @@ var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "rm": tr
 // must be covered for the call to run without asking, and any one denied
 // denies the call (security.md P1, P2).
 func (in *input) bash() Decision {
-	a := shell.Analyze(in.shellCommand())
+	a := in.req.Shell
+	if a == nil {
+		a = shell.Analyze(in.shellCommand())
+	}
 	if len(a.Commands) > 0 {
 		in.first = &a.Commands[0]
 	}

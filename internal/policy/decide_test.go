@@ -206,7 +206,7 @@ func TestBadRules(t *testing.T) {
 		allowRules("Bash(npm test", "Read"),
 		allowRules("*"),
 		denyRules("Write(docs/**)"),
-		allowRules("Agent(Explore)", "Task(Explore)", "mcp__*"),
+		allowRules("Agent(modle:x)", "Task(Explore)", "mcp__*"),
 	}
 	for _, rules := range bad {
 		if err := strict.Check(ws, rules); err == nil {
@@ -249,7 +249,7 @@ func TestExactRuleApprovesWrappedCommand(t *testing.T) {
 // default: it is skipped and named in StartWarnings.
 func TestBadRuleInPolicyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
-	os.WriteFile(path, []byte(`{"permissions": {"allow": ["Agent(Explore)", "Bash(npm test)"], "deny": ["Bash(rm"]}}`), 0o644)
+	os.WriteFile(path, []byte(`{"permissions": {"allow": ["Write(docs/**)", "Bash(npm test)"], "deny": ["Bash(rm"]}}`), 0o644)
 	e, err := NewEngine(Options{PolicyFile: path, Home: "/home/agent"})
 	if err != nil {
 		t.Fatalf("lenient engine refused the file: %v", err)

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +33,19 @@ type Options struct {
 	// the one tool it names, as in Claude Code, where a bare Read deny
 	// removes the Read tool and Grep, Glob and Bash still read.
 	BareFileRulesCoverFamily bool
+	// Skills says which skills ask before the Skill tool loads them
+	// (their frontmatter grants or runs something). Nil: every skill
+	// asks unless a rule allows it.
+	Skills SkillAsker
+	// AutoMode: a classifier answers the asks of sessions in auto mode
+	// (toold runs with one). Without it no session may be in auto mode.
+	AutoMode bool
+}
+
+// SkillAsker tells whether loading a skill needs permission, for a session
+// whose primary directory is root (skill.Catalog is one).
+type SkillAsker interface {
+	Asks(root, name string) bool
 }
 
 // Engine decides calls. Each session's rules are compiled once per
@@ -42,6 +56,7 @@ type Engine struct {
 	// defaultMode and bypassDisabled come from the server-wide sources.
 	defaultMode    string
 	bypassDisabled bool
+	autoDisabled   bool
 	// startWarnings name the server-wide rules that were skipped.
 	startWarnings []string
 
@@ -51,7 +66,9 @@ type Engine struct {
 
 type compiled struct {
 	revision int64
-	rules    *RuleSet
+	// auto: compiled for auto mode (broad allow rules dropped).
+	auto  bool
+	rules *RuleSet
 	// pathRules: some rule has a path specifier. Without one, resolving
 	// symlinks for a decision (a system call per path component) is skipped.
 	pathRules bool
@@ -81,14 +98,30 @@ func NewEngine(opts Options) (*Engine, error) {
 			e.defaultMode = s.Settings.DefaultMode
 		}
 		e.bypassDisabled = e.bypassDisabled || s.Settings.DisableBypassPermissionsMode == "disable"
+		e.autoDisabled = e.autoDisabled || s.Settings.DisableAutoMode == "disable"
 	}
-	switch e.defaultMode {
-	case "manual":
+	if e.defaultMode == "manual" {
 		e.defaultMode = "default"
-	case "auto":
-		return nil, fmt.Errorf("permissions.defaultMode %q: toold has no classifier; use another mode", e.defaultMode)
+	}
+	if e.defaultMode == "auto" {
+		if err := e.CheckAuto(); err != nil {
+			return nil, fmt.Errorf("permissions.defaultMode \"auto\": %w", err)
+		}
 	}
 	return e, nil
+}
+
+// CheckAuto says why no session may be in auto mode, or nil: it needs a
+// classifier, and the operator's settings must not disable it
+// ("disableAutoMode": "disable").
+func (e *Engine) CheckAuto() error {
+	switch {
+	case e.autoDisabled:
+		return errors.New("auto mode is disabled by the operator's settings (disableAutoMode)")
+	case !e.opts.AutoMode:
+		return errors.New("auto mode needs a classifier (--classifier-endpoint or --classifier-command)")
+	}
+	return nil
 }
 
 // DefaultMode is the mode of sessions created without one: the operator's
@@ -160,14 +193,19 @@ func (e *Engine) compiledFor(req Request) (compiled, error) {
 	e.mu.Lock()
 	c, ok := e.cache[req.SessionID]
 	e.mu.Unlock()
-	if ok && c.revision == req.Revision {
+	if ok && c.revision == req.Revision && c.auto == (req.Mode == "auto") {
 		return c, nil
 	}
 	rs, _, err := e.compile(req.Workspace, req.Rules)
 	if err != nil {
 		return compiled{}, err
 	}
-	c = compiled{revision: req.Revision, rules: rs, pathRules: hasPathRules(rs)}
+	if req.Mode == "auto" {
+		// The revision changes with the mode, so this is recompiled
+		// when the session leaves auto mode.
+		rs = rs.withoutBroadAllows()
+	}
+	c = compiled{revision: req.Revision, auto: req.Mode == "auto", rules: rs, pathRules: hasPathRules(rs)}
 	e.mu.Lock()
 	e.cache[req.SessionID] = c
 	e.mu.Unlock()
@@ -198,7 +236,7 @@ func (e *Engine) Decide(_ context.Context, req Request) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("permission rules: %w", err)
 	}
-	in := &input{req: req, rules: c.rules, home: e.opts.Home, resolve: resolveSymlinks, pathRules: c.pathRules}
+	in := &input{req: req, rules: c.rules, home: e.opts.Home, resolve: resolveSymlinks, pathRules: c.pathRules, skills: e.opts.Skills}
 	return in.decide(), nil
 }
 

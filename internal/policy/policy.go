@@ -6,6 +6,8 @@ package policy
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/toold/toold/internal/shell"
 )
 
 // Behavior is the outcome of a decision.
@@ -39,6 +41,10 @@ type Request struct {
 	Input     json.RawMessage
 	// Args is Input decoded (the engine has it already).
 	Args map[string]any
+	// Shell is the analysis of a Bash call's command, when the engine has
+	// made it (it analyses each call's line once); nil: the decision
+	// analyses the line itself.
+	Shell *shell.Analysis
 	// ReadOnly is what the invocation declared about itself.
 	ReadOnly bool
 	// Mode is the session's permission mode in Claude Code's spelling.
@@ -47,6 +53,11 @@ type Request struct {
 	Workspace string
 	// Dirs are the workspace and its additional directories.
 	Dirs []string
+	// Isolated is the workspace a session in a git worktree works apart
+	// from (Workspace is then the worktree): a file write there is
+	// refused, pointing the model at the worktree's copy, as Claude Code
+	// refuses it. Empty outside a worktree.
+	Isolated string
 	// Rules are the session's own rule sources; Revision changes whenever
 	// they (or Mode) change, so compiled rules are cached per revision.
 	Rules    SessionRules

@@ -35,6 +35,9 @@ type Rule struct {
 	path   *pathPattern
 	domain *domainPattern
 	param  *paramPattern
+	skill  *skillPattern
+	// agentType: an Agent(type) rule (rule_agent.go).
+	agentType bool
 }
 
 // ruleKind says which matcher decides a rule.
@@ -52,6 +55,8 @@ const (
 	// kindParam: Tool(param:value); may also carry a bash pattern when the
 	// text is ambiguous (see parseBashSpec).
 	kindParam
+	// kindSkill: Skill(name) or Skill(prefix:*).
+	kindSkill
 )
 
 // family groups the file tools whose calls Read(path) and Edit(path) rules
@@ -153,6 +158,8 @@ func (r *Rule) appliesTo(tool string) bool {
 		return tool == "WebFetch"
 	case kindParam:
 		return r.tool.matches(tool)
+	case kindSkill:
+		return tool == skillTool
 	}
 	return false
 }
@@ -192,6 +199,8 @@ func (r *Rule) matchesWith(q *Query, ct *cmdText) bool {
 			return true
 		}
 		return r.bash != nil && q.Command != nil && r.bash.matchCommand(ct, r.Behavior, q.Script)
+	case kindSkill:
+		return r.skill.match(q.Input)
 	}
 	return false
 }

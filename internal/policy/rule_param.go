@@ -14,6 +14,9 @@ import (
 type paramPattern struct {
 	key   string
 	parts []string // value split on unescaped '*'
+	// absent, when set, is matched for an omitted field: the value the
+	// tool takes then (Agent's subagent_type, see rule_agent.go).
+	absent string
 }
 
 func compileParam(key, value string) *paramPattern {
@@ -25,6 +28,9 @@ func compileParam(key, value string) *paramPattern {
 // "Agent(model:*)" does not match a call that leaves model unset.
 func (p *paramPattern) match(input map[string]any) bool {
 	v, ok := input[p.key]
+	if !ok && p.absent != "" {
+		v, ok = p.absent, true
+	}
 	if !ok {
 		return false
 	}

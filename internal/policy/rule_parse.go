@@ -43,6 +43,7 @@ var toolParams = map[string]struct {
 	"TaskStop":        {"", []string{"task_id", "shell_id"}},
 	"AskUserQuestion": {"", []string{"questions"}},
 	"ExitPlanMode":    {"", []string{"plan"}},
+	"Skill":           {"", []string{"args"}},
 }
 
 // pathRuleRedirect names, for tools whose own path specifiers Claude Code
@@ -77,7 +78,7 @@ var pathRuleRedirect = map[string]string{
 //   - Write(path), NotebookEdit(path), MultiEdit(path), Glob(path) and
 //     Grep(path): path checks consult only Read(path) and Edit(path);
 //   - specifiers on tools that take none (everything but Bash, Read, Edit,
-//     WebFetch(domain:...) and parameter rules).
+//     WebFetch(domain:...), Skill(name) and parameter rules).
 //
 // Tool(*) is the bare rule Tool for every tool, including Read and Edit
 // (where "*" would otherwise be a path pattern covering only the cwd).
@@ -162,8 +163,17 @@ func ParseRule(text string, b Behavior, src Source, root string) (*Rule, error) 
 		}
 		r.kind, r.domain = kindDomain, d
 		return r, nil
+	case tool == skillTool && !isParam:
+		p, msg := compileSkill(uspec)
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		r.kind, r.skill = kindSkill, p
+		return r, nil
 	case isParam:
 		return parseParamRule(r, key, value)
+	case tool == "Agent":
+		return parseAgentRule(r, uspec)
 	case tool == "Read" || tool == "Edit":
 		p, msg := compilePath(uspec, b, root)
 		if msg != "" {

@@ -79,6 +79,22 @@ func (c Config) check() error {
 	return nil
 }
 
+// Limited reports whether any tenant has a limit: without one no limiter
+// is needed.
+func (c Config) Limited() bool {
+	if c.Default.limited() {
+		return true
+	}
+	for _, l := range c.Tenants {
+		if l.limited() {
+			return true
+		}
+	}
+	return false
+}
+
+func (l Limits) limited() bool { return l.Rate > 0 || l.Concurrent > 0 }
+
 func (c Config) limitsOf(tenant string) Limits {
 	if l, ok := c.Tenants[tenant]; ok {
 		return l

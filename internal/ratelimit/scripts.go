@@ -9,85 +9,119 @@ import "github.com/redis/go-redis/v9"
 //
 // Keys of one tenant share a hash tag ({tenant}) so that a script touches
 // one Redis Cluster slot.
+//
+// Concurrency is counted per replica, not per call: the hash holds how
+// many slots each replica has taken, the sorted set when each replica's
+// hold expires (a replica renews it while it holds slots, so the slots of
+// a replica that died free themselves).
 
-// scriptAdmit admits a batch, all or nothing: the GCRA check on the rate
-// key, then the count of live leases in the concurrency sorted set (whose
-// scores are lease expiry times, so the slots of a replica that died
-// without releasing free themselves). Only when both pass are the new
-// theoretical arrival time and the leases written.
+// scriptAdmit takes, all or nothing, tokens of the tenant's rate and
+// concurrency slots for one replica.
 //
-// KEYS[1] rate key, KEYS[2] lease set
-// ARGV[1] calls, ARGV[2] emission interval (0: no rate limit), ARGV[3]
-// burst, ARGV[4] concurrency limit (0: none), ARGV[5] lease TTL, ARGV[6..]
-// lease members (one per call)
+// Rate: at least ARGV[1] tokens (need) and, if the bucket has them, up to
+// ARGV[2] (want), which the replica spends locally afterwards. GCRA on the
+// rate key: a grant of g fits if, after adding its g intervals, the
+// theoretical arrival time lies no more than burst intervals ahead of now.
 //
-// Returns {0, 0} admitted, {1, wait} refused by the rate, {2, held}
-// refused by the concurrency limit.
+// Concurrency: ARGV[5] more slots (0: none asked) if every replica's
+// holds together stay within ARGV[6]. Holds whose expiry passed are
+// dropped first.
+//
+// KEYS[1] rate key, KEYS[2] expiry set, KEYS[3] hold hash
+// ARGV[1] need, ARGV[2] want, ARGV[3] emission interval (0: no rate
+// limit), ARGV[4] burst, ARGV[5] slots, ARGV[6] concurrency limit,
+// ARGV[7] hold TTL, ARGV[8] replica id
+//
+// Returns {0, granted tokens, slots the replica now holds} admitted,
+// {1, wait, 0} refused by the rate, {2, held by all, 0} refused by the
+// concurrency limit.
 var scriptAdmit = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local n = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
-local limit = tonumber(ARGV[4])
-local ttl = tonumber(ARGV[5])
+local need = tonumber(ARGV[1])
+local want = tonumber(ARGV[2])
+local interval = tonumber(ARGV[3])
+local burst = tonumber(ARGV[4])
+local slots = tonumber(ARGV[5])
+local limit = tonumber(ARGV[6])
+local ttl = tonumber(ARGV[7])
+local id = ARGV[8]
 
+local grant = 0
 local next_tat
-if interval > 0 then
+if interval > 0 and need > 0 then
   local tat = tonumber(redis.call('GET', KEYS[1])) or now
   if tat < now then tat = now end
-  next_tat = tat + n * interval
-  local allow_at = next_tat - burst * interval
-  if allow_at > now then
-    return {1, math.ceil(allow_at - now)}
+  local room = math.floor((now - tat) / interval) + burst
+  if room < need then
+    return {1, math.ceil(tat + need * interval - burst * interval - now), 0}
   end
+  grant = math.min(want, room)
+  next_tat = tat + grant * interval
 end
 
-if limit > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', now))
-  local held = redis.call('ZCARD', KEYS[2])
-  if held + n > limit then
-    return {2, held}
+local mine = 0
+if slots > 0 then
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', now))
+  if #gone > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', now))
+    redis.call('HDEL', KEYS[3], unpack(gone))
   end
-  local expires = string.format('%.0f', now + ttl)
-  for i = 6, #ARGV do
-    redis.call('ZADD', KEYS[2], expires, ARGV[i])
+  local held = 0
+  for _, v in ipairs(redis.call('HVALS', KEYS[3])) do held = held + tonumber(v) end
+  if held + slots > limit then
+    return {2, held, 0}
   end
-  redis.call('PEXPIRE', KEYS[2], math.ceil(ttl / 1000))
+  mine = redis.call('HINCRBY', KEYS[3], id, slots)
+  redis.call('ZADD', KEYS[2], string.format('%.0f', now + ttl), id)
+  local ms = math.ceil(ttl / 1000)
+  redis.call('PEXPIRE', KEYS[2], ms)
+  redis.call('PEXPIRE', KEYS[3], ms)
 end
 
-if interval > 0 then
+if next_tat then
   redis.call('SET', KEYS[1], string.format('%.0f', next_tat),
     'PX', string.format('%.0f', math.ceil((next_tat - now) / 1000) + 1))
 end
-return {0, 0}
+return {0, grant, mine}
 `)
 
-// scriptRenew moves the expiry of a permit's leases forward. A lease that
-// already expired is not brought back (XX): its slot may have been given
-// to someone else meanwhile.
+// scriptRenew moves a replica's hold expiry forward. A hold that already
+// expired is not brought back: its slots may have gone to someone else
+// meanwhile.
 //
-// KEYS[1] lease set; ARGV[1] lease TTL, ARGV[2..] members.
-// Returns how many leases were still there.
+// KEYS[1] expiry set, KEYS[2] hold hash; ARGV[1] hold TTL, ARGV[2]
+// replica id. Returns the slots the replica holds, -1 if its hold expired.
 var scriptRenew = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local ttl = tonumber(ARGV[1])
-local expires = string.format('%.0f', now + ttl)
-local live = 0
-for i = 2, #ARGV do
-  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
-    redis.call('ZADD', KEYS[1], 'XX', expires, ARGV[i])
-    live = live + 1
-  end
+local exp = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[2]))
+local mine = tonumber(redis.call('HGET', KEYS[2], ARGV[2]))
+if not exp or exp <= now or not mine then
+  return -1
 end
-if live > 0 then
-  redis.call('PEXPIRE', KEYS[1], math.ceil(ttl / 1000))
-end
-return live
+redis.call('ZADD', KEYS[1], 'XX', string.format('%.0f', now + ttl), ARGV[2])
+local ms = math.ceil(ttl / 1000)
+redis.call('PEXPIRE', KEYS[1], ms)
+redis.call('PEXPIRE', KEYS[2], ms)
+return mine
 `)
 
-// scriptRelease removes leases. KEYS[1] lease set; ARGV members.
+// scriptRelease gives back some of a replica's slots; when none remain
+// its hold goes too.
+//
+// KEYS[1] expiry set, KEYS[2] hold hash; ARGV[1] slots, ARGV[2] replica
+// id. Returns the slots the replica still holds.
 var scriptRelease = redis.NewScript(`
-return redis.call('ZREM', KEYS[1], unpack(ARGV))
+local mine = tonumber(redis.call('HGET', KEYS[2], ARGV[2]))
+if not mine then return 0 end
+mine = mine - tonumber(ARGV[1])
+if mine <= 0 then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+  redis.call('ZREM', KEYS[1], ARGV[2])
+  return 0
+end
+redis.call('HSET', KEYS[2], ARGV[2], mine)
+return mine
 `)

@@ -2,12 +2,13 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // Request is one command to start.
@@ -75,14 +76,18 @@ func (l *Launcher) Command(ctx context.Context, req Request) (*Cmd, error) {
 	}
 	c.Cmd = cmd
 	cmd.Dir = req.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	procgroup.Session(cmd)
 	env := req.Env
 	if env == nil {
 		env = []string{}
 	}
 	if !l.Enabled() {
 		cmd.Path, cmd.Args, cmd.Env = req.Path, req.Args, env
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = nil
+		procgroup.Prepare(cmd, 0)
+		if ctx != nil {
+			cmd.Cancel = c.Kill
+		}
 		return c, nil
 	}
 	sess, err := l.session(req.SessionID)
@@ -155,7 +160,13 @@ var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/
 // Start starts the command. Every started command must be waited for.
 func (c *Cmd) Start() error {
 	if c.sess == nil {
-		return c.Cmd.Start()
+		if err := procgroup.Start(c.Cmd); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.started = true
+		c.mu.Unlock()
+		return nil
 	}
 	if err := c.sess.add(c); err != nil {
 		c.release()
@@ -184,7 +195,7 @@ func (c *Cmd) Start() error {
 // startInCgroup confines and starts the command itself, into its cgroup.
 func (c *Cmd) startInCgroup() error {
 	defer c.cg.closeFD()
-	return c.l.reaper.startRecorded(c.Cmd, func() error {
+	return startRecorded(c.Cmd, func() error {
 		ports, err := c.l.portLayer()
 		if err != nil {
 			return err
@@ -212,15 +223,14 @@ func (c *Cmd) Wait() error {
 	killed := c.killed
 	c.mu.Unlock()
 	if c.sess == nil {
-		killGroup(c.Cmd.Process.Pid)
+		procgroup.Kill(c.Cmd.Process.Pid)
+		procgroup.Forget(c.Cmd.Process.Pid)
 		return err
 	}
 	reuse := false
 	switch {
 	case c.helper == nil:
-		if r := c.l.reaper; r != nil {
-			r.ended(c.Cmd.Process.Pid)
-		}
+		procgroup.Forget(c.Cmd.Process.Pid)
 	case killed || c.helper.dead || !c.hasStatus:
 		// Kill may have hit the helper after it sent the status.
 		c.helper.discard()
@@ -261,7 +271,7 @@ func (c *Cmd) release() {
 		// killed the helper's group; the helper may serve another
 		// command by now.
 	case c.Cmd.Process != nil:
-		killGroup(c.Cmd.Process.Pid)
+		procgroup.Kill(c.Cmd.Process.Pid)
 	}
 	// A helper kills what its command leaves before it exits; only one
 	// killed with its command may leave strays to toold, which must be
@@ -296,11 +306,7 @@ func (c *Cmd) Kill() error {
 		return os.ErrProcessDone
 	}
 	c.killed = true
-	err := killGroup(c.Cmd.Process.Pid)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
+	return procgroup.Kill(c.Cmd.Process.Pid)
 }
 
 // Pid is the process id of the command's top process (bash, or the helper

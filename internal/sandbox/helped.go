@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // helped is the state of a command that a helper runs: the pipes and
@@ -202,11 +204,9 @@ func (c *Cmd) waitHelped() (status syscall.WaitStatus, known bool, err error) {
 		status, known = syscall.WaitStatus(binary.BigEndian.Uint32(buf[:])), true
 	} else {
 		helper.conn.Close()
-		helper.cmd.Wait()
+		// What the helper left in its group goes with it.
+		procgroup.Wait(helper.cmd)
 		helper.dead = true
-		if helper.r != nil {
-			helper.r.ended(helper.cmd.Process.Pid)
-		}
 		if ps := helper.cmd.ProcessState; ps != nil {
 			if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
 				status, known, err = ws, true, nil

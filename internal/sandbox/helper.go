@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -41,6 +42,9 @@ func HelperMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "toold sandbox-exec: internal command of toold; not for direct use")
 		return exitSetup
 	}
+	// One command at a time: a second processor would only let idle
+	// threads spin looking for work at every handoff.
+	runtime.GOMAXPROCS(1)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return setupFailed(os.Stderr, fmt.Errorf("becoming a child subreaper: %w", err))
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -268,13 +267,4 @@ func (l *Launcher) CloseSession(sessionID string) error {
 		return nil
 	}
 	return s.close()
-}
-
-// killGroup kills a process group; one that is gone already is no error.
-func killGroup(pgid int) error {
-	err := syscall.Kill(-pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"os/exec"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // reaper is the fallback where no cgroup holds a command: toold is a child
@@ -17,7 +19,9 @@ import (
 //
 // A process is a stray when toold is its parent, it is not in toold's own
 // session (every helper starts a session; other children of toold, such as
-// hook commands, stay in toold's) and it is not a live helper.
+// hook commands, stay in toold's) and no caller waits for it (procgroup's
+// record: helpers, commands started in a cgroup, and any other child
+// started through procgroup).
 //
 // With cgroups the reaper only reaps: cgroup.kill has killed a finished
 // command's processes, but those it had orphaned were re-parented to toold
@@ -29,29 +33,29 @@ type reaper struct {
 	session int
 	// kill: strays are killed (no cgroups), not only reaped.
 	kill bool
-	*registry
+	*reaping
 	// wake asks the background sweeper for a sweep; a request made while
 	// one is pending folds into it.
-	wake     chan struct{}
-	stopOnce sync.Once
+	wake chan struct{}
+	// full asks the next background sweep to look for live strays too,
+	// not only for zombies (see sweepAllSoon).
+	full atomic.Bool
+	// wakeMu orders requests with stop: a helper may end (and ask for
+	// a sweep) after the launcher has closed.
+	wakeMu  sync.Mutex
+	stopped bool
 }
 
-// registry is what every reaper of the process knows: toold's process is
-// the subreaper, not one Launcher, and one Launcher's sweep must not take
-// another's helpers for strays.
-type registry struct {
-	// mu is held while a helper is cloned and recorded, and during a
-	// sweep, so that a sweep never sees an unrecorded helper.
-	mu      sync.Mutex
-	helpers map[int]bool
-	// reaping holds the strays that a goroutine waits for; a second wait
-	// on the same pid could, after the first reaped it, take the status of
-	// an unrelated new child that got the pid.
-	reapMu  sync.Mutex
-	reaping map[int]bool
+// reaping holds the strays that a goroutine waits for, for every reaper of
+// the process (toold's process is the subreaper, not one Launcher): a
+// second wait on the same pid could, after the first reaped it, take the
+// status of an unrelated new child that got the pid.
+type reaping struct {
+	mu   sync.Mutex
+	pids map[int]bool
 }
 
-var processChildren = &registry{helpers: make(map[int]bool), reaping: make(map[int]bool)}
+var strayWaits = &reaping{pids: make(map[int]bool)}
 
 func newReaper(kill bool) (*reaper, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -61,61 +65,69 @@ func newReaper(kill bool) (*reaper, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reaper{session: sid, kill: kill, registry: processChildren, wake: make(chan struct{}, 1)}
+	r := &reaper{session: sid, kill: kill, reaping: strayWaits, wake: make(chan struct{}, 1)}
 	go func() {
 		for range r.wake {
-			r.sweep()
+			// Only zombies are left to reap (see sweepSoon); without one,
+			// reading toold's children costs more than the call did.
+			if r.full.Swap(false) || zombieChild() {
+				r.sweep()
+			}
 		}
 	}()
 	return r, nil
 }
 
-// sweepSoon sweeps in the background. With cgroups, cgroup.kill has killed
-// what a command left; the sweep only reaps, and reading every process of
-// the machine should not hold up the call that ended.
+// sweepSoon sweeps in the background, where a command can have left only
+// zombies: with cgroups, cgroup.kill has killed what it left; without,
+// its helper came back, having killed every process under it (a child
+// subreaper, it inherits all the command's orphans). The sweep then only
+// reaps, and reading toold's children should not hold up the call that
+// ended; it runs only when some child of toold awaits reaping.
 func (r *reaper) sweepSoon() {
+	r.wakeMu.Lock()
+	defer r.wakeMu.Unlock()
+	if r.stopped {
+		return
+	}
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
 }
 
-// stop ends the background sweeper.
-func (r *reaper) stop() {
-	r.stopOnce.Do(func() { close(r.wake) })
+// sweepAllSoon sweeps in the background whatever children it finds: after
+// a helper has been ended, whose command may have left a process that
+// outlasted the helper's own kills (it gives up after ten seconds) and is
+// now toold's.
+func (r *reaper) sweepAllSoon() {
+	if r == nil {
+		return
+	}
+	r.full.Store(true)
+	r.sweepSoon()
 }
 
-// starting runs start (which clones a helper and returns its pid) so that
-// no sweep runs in between.
-func (r *reaper) starting(start func() (int, error)) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	pid, err := start()
-	if err == nil {
-		r.helpers[pid] = true
+// stop ends the background sweeper.
+func (r *reaper) stop() {
+	r.wakeMu.Lock()
+	defer r.wakeMu.Unlock()
+	if !r.stopped {
+		r.stopped = true
+		close(r.wake)
 	}
-	return err
 }
 
 // startRecorded runs start, which starts cmd, and records cmd's process
-// as known; a nil reaper only starts it.
-func (r *reaper) startRecorded(cmd *exec.Cmd, start func() error) error {
-	if r == nil {
-		return start()
-	}
-	return r.starting(func() (int, error) {
+// as one that its caller waits for (and then forgets with
+// procgroup.Forget), so that no sweep takes it for a stray.
+func startRecorded(cmd *exec.Cmd, start func() error) error {
+	return procgroup.StartFunc(func() (int, error) {
 		if err := start(); err != nil {
 			return 0, err
 		}
 		return cmd.Process.Pid, nil
 	})
-}
-
-// ended forgets a helper that has been reaped.
-func (r *reaper) ended(pid int) {
-	r.mu.Lock()
-	delete(r.helpers, pid)
-	r.mu.Unlock()
 }
 
 // sweep kills every stray until none is left. Killed strays are reaped in
@@ -126,43 +138,52 @@ func (r *reaper) sweep() {
 		// Only reaping, and nothing to reap: the usual end of a call.
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if r.sweepOnce() == 0 {
+			return
+		}
+		// Outside the record's lock: processes may start meanwhile.
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// sweepOnce reaps the strays that have exited and, in kill mode, kills
+// the others; it returns how many of those there were. No process starts
+// through procgroup meanwhile, so every child that a caller waits for is
+// in the record.
+func (r *reaper) sweepOnce() int {
+	live := 0
+	procgroup.Exclusive(func(known func(int) bool) {
 		strays := children(func(p procStat) bool {
-			return p.session != r.session && !r.helpers[p.pid]
+			return p.session != r.session && !known(p.pid)
 		})
-		live := 0
 		for _, p := range strays {
 			switch {
 			case p.state == 'Z':
 				r.reap(p.pid)
 			case r.kill:
 				live++
-				syscall.Kill(p.pid, syscall.SIGKILL)
+				procgroup.KillProcess(p.pid)
 				r.reap(p.pid)
 			}
 		}
-		if live == 0 {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
+	})
+	return live
 }
 
 // reap waits for a killed stray in the background, once per pid.
 func (r *reaper) reap(pid int) {
-	r.reapMu.Lock()
-	defer r.reapMu.Unlock()
-	if r.reaping[pid] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pids[pid] {
 		return
 	}
-	r.reaping[pid] = true
+	r.pids[pid] = true
 	go func() {
 		unix.Wait4(pid, nil, 0, nil)
-		r.reapMu.Lock()
-		delete(r.reaping, pid)
-		r.reapMu.Unlock()
+		r.mu.Lock()
+		delete(r.pids, pid)
+		r.mu.Unlock()
 	}()
 }
 

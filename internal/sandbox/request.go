@@ -82,7 +82,10 @@ func (req *helperRequest) send(conn *net.UnixConn, stdio [3]*os.File, ruleset, p
 // receiveRequest reads a request and its descriptors from conn.
 func receiveRequest(conn *net.UnixConn) (*helperRequest, helperFiles, error) {
 	files := helperFiles{ruleset: -1, ports: -1}
-	buf := make([]byte, 64<<10)
+	// The first read needs only the length and the descriptors; the rest
+	// of a longer request is read below. A small buffer is not a large
+	// allocation to zero for every command.
+	buf := make([]byte, 8<<10)
 	oob := make([]byte, syscall.CmsgSpace(5*4))
 	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
 	if err == nil && n == 0 {

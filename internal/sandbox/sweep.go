@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // sweepStale removes what a toold that died without closing (SIGKILL, a
@@ -40,7 +41,7 @@ func sweepStale(own string) int {
 // ownerAlive reports whether pid is a live process in own or in the leaf
 // toold moves itself to (toold.server): the toold that made toold-<pid>.
 func ownerAlive(own string, pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+	if !procgroup.Alive(pid) {
 		return false
 	}
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")

@@ -12,6 +12,7 @@ import (
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tool/tooltest"
 	"github.com/toold/toold/internal/tools/bash"
+	"github.com/toold/toold/internal/tools/bash/bashbench"
 	"github.com/toold/toold/internal/tools/shells"
 )
 
@@ -134,5 +135,35 @@ func TestBackgroundSyntaxErrorEchoesOnlyTheCommand(t *testing.T) {
 	out := got.Text
 	if !strings.Contains(out, "`echo ('") || strings.Contains(out, "ulimit") {
 		t.Errorf("background shell output: %q", out)
+	}
+}
+
+// BenchmarkSandboxedBashTrueVsBare is BenchmarkBashTrueVsBare of the Bash
+// tool through the sandbox: cgroup, where toold confines the command
+// itself into a cgroup of its own; helper, where there is none and a warm
+// helper runs it.
+func BenchmarkSandboxedBashTrueVsBare(b *testing.B) {
+	for _, c := range []struct{ name, cgroupDir string }{{"cgroup", ""}, {"helper", "-"}} {
+		b.Run(c.name, func(b *testing.B) {
+			l, err := sandbox.New(sandbox.Options{
+				Mode:      sandbox.ModeBestEffort,
+				Network:   true,
+				Limits:    sandbox.DefaultLimits(),
+				CgroupDir: c.cgroupDir,
+				HelperEnv: []string{"TOOLD_SANDBOX_TEST_HELPER=1", "GORACE=atexit_sleep_ms=0"},
+			}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { l.Close() })
+			if c.cgroupDir == "" && !l.Status().Cgroup {
+				b.Skipf("no per-command cgroups on this machine: %v", l.Status().Missing)
+			}
+			env, _, _ := tooltest.Env(b)
+			for d := env.Files.Primary(); d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+				os.Chmod(d, 0o755)
+			}
+			bashbench.Run(b, bash.New(bash.Options{Sandbox: l, BashPath: "/bin/bash"}), env, "/bin/bash")
+		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // warmPool keeps helpers started before they are needed, and takes them
@@ -32,7 +34,8 @@ type warmPool struct {
 type warmHelper struct {
 	cmd  *exec.Cmd
 	conn *net.UnixConn
-	r    *reaper
+	// r sweeps after the helper has ended (nil without a subreaper).
+	r *reaper
 	// dead: the helper has exited and been waited for.
 	dead bool
 }
@@ -120,21 +123,21 @@ func (l *Launcher) startHelper() (*warmHelper, error) {
 	ours, theirs := os.NewFile(uintptr(fds[0]), "helper"), os.NewFile(uintptr(fds[1]), "toold")
 	defer theirs.Close()
 	cmd := &exec.Cmd{
-		Path:        l.exe,
-		Args:        append([]string{l.exe}, l.args...),
-		Env:         append([]string{}, l.env...),
-		ExtraFiles:  []*os.File{theirs},
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		Path:       l.exe,
+		Args:       append([]string{l.exe}, l.args...),
+		Env:        append([]string{}, l.env...),
+		ExtraFiles: []*os.File{theirs},
 	}
-	if err := l.reaper.startRecorded(cmd, cmd.Start); err != nil {
+	procgroup.Session(cmd)
+	if err := startRecorded(cmd, cmd.Start); err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("sandbox: starting the helper %s: %w", l.exe, err)
 	}
 	conn, err := net.FileConn(ours)
 	ours.Close()
 	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
+		procgroup.Kill(cmd.Process.Pid)
+		procgroup.Wait(cmd)
 		return nil, fmt.Errorf("sandbox: socket for the helper: %w", err)
 	}
 	return &warmHelper{cmd: cmd, conn: conn.(*net.UnixConn), r: l.reaper}, nil
@@ -164,9 +167,8 @@ func (h *warmHelper) discard() {
 	}
 	h.dead = true
 	h.conn.Close()
-	h.cmd.Process.Kill()
-	h.cmd.Wait()
-	if h.r != nil {
-		h.r.ended(h.cmd.Process.Pid)
-	}
+	// An idle helper has no command; its group is itself.
+	procgroup.Kill(h.cmd.Process.Pid)
+	procgroup.Wait(h.cmd)
+	h.r.sweepAllSoon()
 }

@@ -20,6 +20,7 @@ var modeToProto = map[string]tooldv1.PermissionMode{
 	"plan":              tooldv1.PermissionMode_PERMISSION_MODE_PLAN,
 	"bypassPermissions": tooldv1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
 	"dontAsk":           tooldv1.PermissionMode_PERMISSION_MODE_DONT_ASK,
+	"auto":              tooldv1.PermissionMode_PERMISSION_MODE_AUTO,
 }
 
 // modeFromProto maps a mode; unspecified is "", which lets the session
@@ -107,6 +108,8 @@ func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
 		out.Event = &tooldv1.ExecuteEvent_Progress{Progress: p}
 	case ev.Result != nil:
 		out.Event = &tooldv1.ExecuteEvent_Result{Result: resultToProto(ev.ToolUseID, ev.Result)}
+	case ev.Delegation != nil:
+		out.Event = &tooldv1.ExecuteEvent_DelegatedCall{DelegatedCall: delegationToProto(ev.Delegation)}
 	case ev.Hook != nil:
 		h := ev.Hook
 		out.Event = &tooldv1.ExecuteEvent_HookRun{HookRun: &tooldv1.HookRun{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -103,6 +104,11 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		grpc.MaxRecvMsgSize(opts.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(opts.MaxSendMsgSize),
 		grpc.MaxConcurrentStreams(1024),
+		// Streams start on long-lived workers whose stacks have grown to
+		// what a call needs, rather than on a new goroutine that grows its
+		// stack again for every call; when all are busy (long calls), a
+		// stream gets its own goroutine as without workers.
+		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))),
 		grpc.MaxHeaderListSize(1<<20),
 		grpc.ConnectionTimeout(20*time.Second),
 		// Orchestrators hold long Execute streams and may ping while idle;
@@ -128,7 +134,9 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 // handler, around all of them, so its spans cover the whole call.
 //
 //  1. logging: one line per finished RPC with its code and duration; being
-//     outermost, it also logs what recovery turned into Internal.
+//     outermost, it also logs what recovery turned into Internal. Errors
+//     and RPCs slower than slowRPC are logged at INFO or above, the rest
+//     at DEBUG (see rpcLevel): a busy server writes no line per call.
 //  2. recovery: a panic in anything below becomes Internal and the server
 //     keeps serving; the stack goes to the log, never to the client.
 //  3. auth (through selector): every method but grpc.health.v1 (probes
@@ -148,9 +156,19 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     ResourceExhausted with a RetryInfo. A pass-through without a Limiter.
 func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	lg := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
-		log.Log(ctx, slog.Level(lvl), msg, fields...)
+		level := slog.Level(lvl)
+		if level < slog.LevelInfo && !log.Enabled(ctx, level) {
+			// Only a slow RPC's line is wanted now.
+			if !log.Enabled(ctx, slog.LevelInfo) || !slowFields(fields) {
+				return
+			}
+			level = slog.LevelInfo
+		} else if level < slog.LevelInfo && slowFields(fields) {
+			level = slog.LevelInfo
+		}
+		log.Log(ctx, level, msg, fields...)
 	})
-	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
+	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall), logging.WithLevels(rpcLevel)}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		id := errorID()
 		log.ErrorContext(ctx, "panic in gRPC handler", "error_id", id, "panic", p, "stack", string(debug.Stack()))

@@ -41,7 +41,18 @@ func (b *MCPBackend) ListTools(ctx context.Context, sessionID string) ([]tool.De
 	if _, err := b.sessions.Get(ctx, sessionID); err != nil {
 		return nil, err
 	}
-	return b.tools(ctx, sessionID)
+	defs, err := b.tools(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	// The MCP client is no orchestrator toold can hand a call to.
+	out := defs[:0:0]
+	for _, d := range defs {
+		if !d.Delegated {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 func (b *MCPBackend) EndSession(ctx context.Context, sessionID string) error {
@@ -94,6 +105,16 @@ func (s *mcpSink) Emit(ev exec.Event) error {
 				a.Message = "The MCP client did not answer the permission request: " + err.Error()
 			}
 			s.engine.Resolve(context.WithoutCancel(s.ctx), s.session, pr.ID, a)
+		}()
+	case ev.Delegation != nil:
+		// Called anyway (its name is known): fail it at once rather than
+		// leave it waiting for a CompleteCall nobody sends.
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.engine.CompleteCall(context.WithoutCancel(s.ctx), s.session, ev.ToolUseID, tool.Completion{
+				IsError: true, Content: []tool.Block{{Type: tool.BlockText, Text: ev.Delegation.Tool + " is completed by an orchestrator, and the MCP endpoint has none: it cannot be used here."}},
+			})
 		}()
 	case ev.Result != nil:
 		s.mu.Lock()

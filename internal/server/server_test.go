@@ -484,7 +484,7 @@ func TestCreateSessionRuleWarnings(t *testing.T) {
 	}
 	e := startWith(t, memstore.New(), pe, exec.AskConfig{})
 	rules := &tooldv1.Permissions{
-		Allow: []string{"Agent(Explore)", "Task(Explore)", "Bash(GOFLAGS=-count=1 go test:*)", "mcp__*", "mcp__server__tool", "Bash(npm test)"},
+		Allow: []string{"Agent(modle:x)", "Task(Explore)", "Bash(GOFLAGS=-count=1 go test:*)", "mcp__*", "mcp__server__tool", "Bash(npm test)"},
 		Deny:  []string{"Write(docs/**)", "Bash(rm"},
 	}
 	resp, err := e.sessions.CreateSession(ctx(t), &tooldv1.CreateSessionRequest{Permissions: rules})

@@ -33,6 +33,8 @@ func TestToStatus(t *testing.T) {
 		{store.ErrExists, codes.AlreadyExists, "already exists"},
 		{fmt.Errorf("tool_use_id t1: %w", store.ErrCallConflict), codes.InvalidArgument, "tool_use_id t1: tool_use_id already used for a different call"},
 		{fmt.Errorf("call t1: %w", exec.ErrNoSuchCall), codes.NotFound, "call t1: no such call"},
+		{fmt.Errorf("call t1: %w", exec.ErrNoDelegatedCall), codes.NotFound, "call t1: no delegated call waits for a completion"},
+		{fmt.Errorf("call t1: %w", exec.ErrCallCompleted), codes.FailedPrecondition, "call t1: the call has its result already"},
 		{fmt.Errorf("request r: %w", exec.ErrNoPendingRequest), codes.NotFound, "request r: no pending permission request"},
 		{fmt.Errorf("redis: %w", store.ErrUnavailable), codes.Unavailable, "redis: state store unavailable"},
 		{fmt.Errorf("%w: gone", exec.ErrWorkspace), codes.FailedPrecondition, "session workspace unavailable: gone"},

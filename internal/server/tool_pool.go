@@ -47,9 +47,13 @@ func (s *ToolService) sessionTools(ctx context.Context, sess *store.Session) (*t
 	for _, d := range s.defs {
 		builtin[d.GetName()] = d
 	}
+	// Without ToolSearch (a deny rule took it away) nothing is deferred,
+	// as in Claude Code: a name the model cannot load would be useless.
+	_, searchable := pool.Lookup("ToolSearch")
+	deferred := func(d tool.Definition) bool { return searchable && (d.Deferred || pool.Deferred(d.Name)) }
 	for _, t := range pool.Tools() {
 		d := t.Definition()
-		if b, ok := builtin[d.Name]; ok {
+		if b, ok := builtin[d.Name]; ok && (searchable || !b.GetDeferred()) {
 			out.Tools = append(out.Tools, b)
 			continue
 		}
@@ -57,7 +61,7 @@ func (s *ToolService) sessionTools(ctx context.Context, sess *store.Session) (*t
 		if m, ok := t.(*mcp.Tool); ok {
 			pd.McpServer = m.Server()
 		}
-		if pool.Deferred(d.Name) {
+		if deferred(d) {
 			pd.Deferred = true
 		} else {
 			pd.Description = d.Description
@@ -68,7 +72,7 @@ func (s *ToolService) sessionTools(ctx context.Context, sess *store.Session) (*t
 		}
 		out.Tools = append(out.Tools, pd)
 	}
-	tj, err := messagesTools(pool.Tools(), func(d tool.Definition) bool { return pool.Deferred(d.Name) })
+	tj, err := messagesTools(pool.Tools(), deferred)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func NewToolService(reg *tool.Registry, engine *exec.Engine, sessions *session.M
 		}
 		defs = append(defs, &tooldv1.ToolDefinition{Name: d.Name, Description: d.Description, InputSchema: s})
 	}
-	tj, err := messagesTools(reg.Tools(), func(tool.Definition) bool { return false })
+	tj, err := messagesTools(reg.Tools(), func(d tool.Definition) bool { return d.Deferred })
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func messagesTools(tools []tool.Tool, deferred func(tool.Definition) bool) (stri
 	out := make([]messagesTool, 0, len(tools))
 	for _, t := range tools {
 		d := t.Definition()
-		if d.Deferred || deferred(d) {
+		if deferred(d) {
 			continue
 		}
 		var schema bytes.Buffer

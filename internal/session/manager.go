@@ -101,7 +101,7 @@ func NewManager(st store.Store, workspaceRoot string, calls Canceller, rules Rul
 func (m *Manager) Root() string { return m.root }
 
 // Modes are the permission modes in Claude Code's spelling.
-var Modes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
+var Modes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
 
 // Create validates spec and stores a new session. A spec without a
 // workspace gets a fresh directory under the root, named after the session.
@@ -189,12 +189,27 @@ func SessionRules(s *store.Session) policy.SessionRules {
 	}
 }
 
+// CheckMode refuses a mode that is not one of Modes, or that the
+// operator's settings disabled, as CreateSession and UpdateSession do.
+func (m *Manager) CheckMode(mode string) error { return m.checkMode(mode) }
+
 func (m *Manager) checkMode(mode string) error {
 	if !contains(Modes, mode) {
 		return invalidf("mode %q is not one of %s", mode, strings.Join(Modes, ", "))
 	}
 	if mode == "bypassPermissions" && m.rules != nil && m.rules.BypassDisabled() {
 		return invalidf("mode bypassPermissions is disabled by the operator's settings (disableBypassPermissionsMode)")
+	}
+	if mode == "auto" {
+		// Auto mode needs a classifier; a checker that cannot tell
+		// (no rules at all) has none.
+		a, ok := m.rules.(interface{ CheckAuto() error })
+		if !ok {
+			return invalidf("mode auto needs a classifier")
+		}
+		if err := a.CheckAuto(); err != nil {
+			return invalidf("mode auto: %v", err)
+		}
 	}
 	return nil
 }

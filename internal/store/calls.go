@@ -72,10 +72,31 @@ func (r ClaimResult) Owned() bool { return r.Status == CallAbsent }
 
 // CallEvent is one stored event of a call. Data is opaque to the store.
 type CallEvent struct {
-	Seq  int64
-	Data []byte
+	Seq int64
+	// Data is the event's bytes. An event the engine hands over may come
+	// as a Value instead, which encodes itself only when a store needs
+	// bytes: a store that keeps events in memory keeps the Value and hands
+	// it back as it is (the engine never changes an event it stored).
+	Data  []byte
+	Value EventValue
 	// Final marks the result: the last event of a call.
 	Final bool
+}
+
+// EventValue is an event that encodes itself on demand.
+type EventValue interface {
+	// EncodeEvent returns the event's bytes, or nil when it cannot be
+	// encoded (the store then leaves it out, as one it never got).
+	EncodeEvent() []byte
+}
+
+// Bytes is the event's bytes: Data, or its Value encoded; nil when there
+// are none.
+func (e CallEvent) Bytes() []byte {
+	if e.Data != nil || e.Value == nil {
+		return e.Data
+	}
+	return e.Value.EncodeEvent()
 }
 
 // Effects are the changes a call makes to its session's state, applied

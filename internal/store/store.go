@@ -34,13 +34,23 @@ type Session struct {
 	ID        string
 	Workspace string
 	// Mode is the permission mode in Claude Code's spelling: default,
-	// acceptEdits, plan, bypassPermissions, dontAsk.
+	// acceptEdits, plan, bypassPermissions, dontAsk, auto.
 	Mode           string
 	Allow          []string
 	Deny           []string
 	Ask            []string
 	AdditionalDirs []string
 	Cwd            string
+	// Worktree is the git worktree (absolute, inside Workspace) the
+	// session works in after EnterWorktree, "" when none: while it is set
+	// the session's primary directory, its policy root and its sandbox
+	// grants are the worktree's instead of the workspace's.
+	Worktree string
+	// WorktreeGitDir is the repository's git directory (absolute, inside
+	// Workspace) while the session is in a worktree: git in the worktree
+	// writes its objects and refs there, so it is one of the session's
+	// directories too (Dirs).
+	WorktreeGitDir string
 	CreatedAt      time.Time
 	// User is the "user" settings source; SessionRules the "session" source
 	// (answers with scope session, UpdateSession).
@@ -57,6 +67,34 @@ type Session struct {
 	// of the stored session differs (its cwd included); it is not stored.
 	// CommitCall compares it.
 	ETag string
+	// Parent is the session whose Agent call created this one (a
+	// subagent's), with the agent's type and description; Children are
+	// the sessions this one created that way, oldest first.
+	Parent           string
+	AgentType        string
+	AgentDescription string
+	Children         []string
+}
+
+// Root is the session's primary directory: its worktree while it is in
+// one, else its workspace.
+func (s *Session) Root() string {
+	if s.Worktree != "" {
+		return s.Worktree
+	}
+	return s.Workspace
+}
+
+// Dirs are the session's directories, primary first: its root, the git
+// directory of its worktree when it is in one, then its additional
+// directories.
+func (s *Session) Dirs() []string {
+	out := make([]string, 0, 2+len(s.AdditionalDirs))
+	out = append(out, s.Root())
+	if s.Worktree != "" && s.WorktreeGitDir != "" {
+		out = append(out, s.WorktreeGitDir)
+	}
+	return append(out, s.AdditionalDirs...)
 }
 
 // RuleLists are permission rules of one settings source.
@@ -82,6 +120,7 @@ func (s *Session) Clone() *Session {
 	c.Deny = append([]string(nil), s.Deny...)
 	c.Ask = append([]string(nil), s.Ask...)
 	c.AdditionalDirs = append([]string(nil), s.AdditionalDirs...)
+	c.Children = append([]string(nil), s.Children...)
 	c.User = s.User.clone()
 	c.SessionRules = s.SessionRules.clone()
 	if s.Env != nil {
@@ -148,6 +187,8 @@ type Store interface {
 	// GetBlob returns a value a call stored under key (Effects.Blobs), and
 	// whether there is one. Blobs live and die with their session.
 	GetBlob(ctx context.Context, id, key string) ([]byte, bool, error)
+	// Offers says what else the store can do (see Offers).
+	Offers() Offers
 	// Close releases the backend. It is called last at shutdown.
 	Close() error
 

@@ -45,9 +45,14 @@ type Providers struct {
 	shutdown []func(context.Context) error
 }
 
+// NoProviders are noop providers: nothing is recorded.
+func NoProviders() *Providers {
+	return &Providers{Tracer: tracenoop.NewTracerProvider(), Meter: metricnoop.NewMeterProvider()}
+}
+
 // NewProviders builds the providers opts ask for.
 func NewProviders(ctx context.Context, opts Options) (*Providers, error) {
-	p := &Providers{Tracer: tracenoop.NewTracerProvider(), Meter: metricnoop.NewMeterProvider()}
+	p := NoProviders()
 	if !opts.Prometheus && !opts.OTLP {
 		return p, nil
 	}

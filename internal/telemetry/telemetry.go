@@ -87,6 +87,15 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) *Recorder {
 	return r
 }
 
+// Tracer is the recorder's tracer, for spans of its own kind (hook runs);
+// nil when nothing is traced.
+func (r *Recorder) Tracer() trace.Tracer {
+	if r == nil || !r.traced {
+		return nil
+	}
+	return r.tracer
+}
+
 // secondBuckets suit latencies from a millisecond (a Read) to minutes (a
 // build under Bash); the SDK's defaults are meant for milliseconds.
 var secondBuckets = metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)

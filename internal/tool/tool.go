@@ -32,12 +32,64 @@ type Definition struct {
 	// property path, "[]" standing for an array's items, a space and the
 	// keyword: "todos[].content minLength".
 	InputMessages map[string]string
+
+	// What the engine must know about a tool is declared here, never
+	// recognised by its name.
+
+	// Command: the tool runs the shell command line of its "command"
+	// input. The engine analyses the line once for the policy, the hooks'
+	// `if` filters and the tool; refusals name the line; hooks see the
+	// output in Claude Code's Bash shape ({stdout, stderr, ...}); a run
+	// counts as a running process.
+	Command bool
+	// Paths is what the tool does with the path it names (file_path,
+	// notebook_path, or path defaulting to the cwd): refusals name it.
+	Paths PathUse
+	// PathDenyText: a deny rule on the tool's path is refused with Claude
+	// Code's "File is in a directory that is denied" text.
+	PathDenyText bool
+	// ListsPaths: the tool lists or searches paths it was not named, so it
+	// gets Env.Hidden (the paths Read deny rules cover).
+	ListsPaths bool
+	// FetchesURL: a deny rule's refusal names the rule's domain.
+	FetchesURL bool
+	// MCP: the tool is an MCP server's; a PostToolUse hook replaces its
+	// output with updatedMCPToolOutput.
+	MCP bool
+	// Delegated tools are completed by the orchestrator, not run by
+	// toold: their invocations implement Delegator (see delegate.go).
+	Delegated bool
+	// Classifier is what auto mode's classifier sees of a call's input
+	// (Claude Code's toAutoClassifierInput). The zero value passes the
+	// whole input with long strings cut.
+	Classifier ClassifierInput
 	// DecideAs names the tool whose permission checks and rules decide
 	// this tool's calls: Monitor runs a shell command and is decided as
 	// Bash is, by Bash rules, as in Claude Code. Empty: the tool's own
 	// name.
 	DecideAs string
 }
+
+// ClassifierInput declares what of a call's input the classifier sees.
+type ClassifierInput struct {
+	// Fields are the input keys passed as they are (strings cut to a
+	// bounded length); an empty list with no Excerpts passes every key.
+	Fields []string
+	// Excerpts are input keys passed as a bounded excerpt of their text
+	// (a non-string value as its JSON): the content of a change.
+	Excerpts []string
+	// Cwd adds the call's working directory as "cwd".
+	Cwd bool
+}
+
+// PathUse says what a tool does with the path it names.
+type PathUse int
+
+const (
+	PathsNone  PathUse = iota
+	PathsRead          // reads, lists or searches it
+	PathsWrite         // creates or changes it
+)
 
 // Tool is one callable tool.
 type Tool interface {

@@ -19,12 +19,15 @@ from toold_client._core import (
     allow_for_session,
     deny,
 )
+from toold_client._delegation import Completion, Delegation
 from toold_client.client import Client, connect
 
 __all__ = [
     "AsyncClient",
     "CancelledError",
     "Client",
+    "Completion",
+    "Delegation",
     "Handlers",
     "PermissionAnswer",
     "PermissionAsk",

@@ -109,10 +109,16 @@ class Handlers:
 
     on_permission returns a PermissionAnswer (or True/False). Without it a
     permission request is denied, and the model is told why.
+
+    on_delegated gets a Delegation and returns a Completion, sent with
+    CompleteCall, or None when it completes the call itself
+    (complete_call). Without it a delegated call fails at once, and the
+    model is told why.
     """
 
     on_progress: Optional[Callable[[Progress], Any]] = None
     on_permission: Optional[Callable[[PermissionAsk], Any]] = None
+    on_delegated: Optional[Callable[[Any], Any]] = None
     # Every event, raw (tool_pb2.ExecuteEvent), keepalives excepted.
     on_event: Optional[Callable[[Any], Any]] = None
 
@@ -353,7 +359,7 @@ def session_request(workspace: str = "", mode: Optional[str] = None, allow: Sequ
         try:
             m = session_pb2.PermissionMode.Value(key)
         except ValueError:
-            raise ValueError(f"unknown permission mode {mode!r} (default, acceptEdits, plan, bypassPermissions, dontAsk)") from None
+            raise ValueError(f"unknown permission mode {mode!r} (default, acceptEdits, plan, bypassPermissions, dontAsk, auto)") from None
     return session_pb2.CreateSessionRequest(
         workspace=workspace,
         mode=m,

@@ -10,7 +10,8 @@ from typing import Any, Dict, List, Optional, Sequence
 import grpc
 from grpc import aio as grpc_aio
 
-from toold_client import _core
+from toold_client import _core, _delegation
+from toold_client._delegation import Completion
 from toold_client._core import Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
 from toold_client._gen.toold.v1 import session_pb2, session_pb2_grpc, tool_pb2, tool_pb2_grpc
 
@@ -99,6 +100,11 @@ class AsyncClient:
         resp = await self._unary("Cancel", self._tools.Cancel, _core.cancel_request(session_id, tool_use_ids))
         return _core.cancel_states(resp)
 
+    async def complete_call(self, session_id: str, tool_use_id: str, completion: Completion) -> None:
+        """See Client.complete_call."""
+        await self._unary("CompleteCall", self._tools.CompleteCall,
+                          _delegation.complete_request(session_id, tool_use_id, completion))
+
     async def _run(self, run: _core.Run, handlers: Handlers) -> List[Dict[str, Any]]:
         attempt = 0
         while not run.done():
@@ -157,6 +163,19 @@ class AsyncClient:
                                   _core.answer_request(run.session_id, pr.request_id, answer))
             except TooldError as err:
                 if err.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+        if ev.HasField("delegated_call"):
+            d = _delegation.delegation_of(ev.tool_use_id, ev.delegated_call)
+            if h.on_delegated:
+                completion = await _maybe_await(h.on_delegated(d))
+            else:
+                completion = _delegation.Completion(text=_delegation.NO_DELEGATION_MESSAGE, is_error=True)
+            if completion is None:
+                return  # the handler completes it itself
+            try:
+                await self.complete_call(run.session_id, ev.tool_use_id, completion)
+            except TooldError as err:
+                if err.code not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
                     raise
 
 

@@ -9,7 +9,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import grpc
 
-from toold_client import _core
+from toold_client import _core, _delegation
+from toold_client._delegation import Completion
 from toold_client._core import CancelledError, Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
 from toold_client._gen.toold.v1 import session_pb2, session_pb2_grpc, tool_pb2, tool_pb2_grpc
 
@@ -89,6 +90,13 @@ class Client:
         finished or not_started."""
         resp = self._unary("Cancel", self._tools.Cancel, _core.cancel_request(session_id, tool_use_ids))
         return _core.cancel_states(resp)
+
+    def complete_call(self, session_id: str, tool_use_id: str, completion: Completion) -> None:
+        """Completes a delegated call of the session (a Delegation), on
+        whichever toold replica it waits. TooldError NOT_FOUND when no call
+        waits under that id; FAILED_PRECONDITION when it has its result."""
+        self._unary("CompleteCall", self._tools.CompleteCall,
+                    _delegation.complete_request(session_id, tool_use_id, completion))
 
     def run(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
             handlers: Optional[Handlers] = None, *,
@@ -185,6 +193,20 @@ class Client:
                 # Answered already (a replayed request) or no longer pending:
                 # the call's own events say what became of it.
                 if err.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+        if ev.HasField("delegated_call"):
+            d = _delegation.delegation_of(ev.tool_use_id, ev.delegated_call)
+            if h.on_delegated:
+                completion = h.on_delegated(d)
+            else:
+                completion = _delegation.Completion(text=_delegation.NO_DELEGATION_MESSAGE, is_error=True)
+            if completion is None:
+                return  # the handler completes it itself
+            try:
+                self.complete_call(run.session_id, ev.tool_use_id, completion)
+            except TooldError as err:
+                # Timed out or completed already: the call's events say.
+                if err.code not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
                     raise
 
 

@@ -15,6 +15,9 @@ import {
 } from "../gen/toold/v1/session_pb.js";
 import { CancelState, ToolService, type ExecuteEvent, type HookRun } from "../gen/toold/v1/tool_pb.js";
 import { Run, toCalls, type ToolResultBlock } from "./run.js";
+import { completeRequest, delegationOf, noDelegationMessage, type Completion, type Delegation } from "./delegation.js";
+
+export type { Completion, Delegation } from "./delegation.js";
 
 export type { ToolResultBlock, ToolUseBlock } from "./run.js";
 export type { Session } from "../gen/toold/v1/session_pb.js";
@@ -77,6 +80,10 @@ export interface Handlers {
   onProgress?: (p: Progress) => void | Promise<void>;
   /** Without it a permission request is denied, and the model is told why. */
   onPermission?: (ask: PermissionAsk) => PermissionAnswer | boolean | Promise<PermissionAnswer | boolean>;
+  /** Completes a delegated call: the Completion is sent with CompleteCall;
+   * undefined means the handler completes it itself (completeCall). Without
+   * it a delegated call fails at once, and the model is told why. */
+  onDelegated?: (d: Delegation) => Completion | undefined | Promise<Completion | undefined>;
   /** Every event, keepalives excepted. */
   onEvent?: (ev: ExecuteEvent) => void | Promise<void>;
   /** Aborting it cancels the run: its unfinished calls are cancelled in
@@ -90,7 +97,7 @@ export const noHandlerMessage =
 
 export interface CreateSessionOptions {
   workspace?: string;
-  mode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+  mode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto";
   allow?: string[];
   deny?: string[];
   ask?: string[];
@@ -104,6 +111,7 @@ const modes: Record<NonNullable<CreateSessionOptions["mode"]>, PermissionMode> =
   plan: PermissionMode.PLAN,
   bypassPermissions: PermissionMode.BYPASS_PERMISSIONS,
   dontAsk: PermissionMode.DONT_ASK,
+  auto: PermissionMode.AUTO,
 };
 
 /** An error of a request toold refused, or one that could not reach it;
@@ -239,6 +247,14 @@ export class Client {
     return out;
   }
 
+  /** Completes a delegated call of the session (a Delegation), on
+   * whichever toold replica it waits. Rejects with NotFound when no call
+   * waits under that id, FailedPrecondition when it has its result. */
+  async completeCall(sessionId: string, toolUseId: string, c: Completion): Promise<void> {
+    const req = completeRequest(sessionId, toolUseId, c);
+    await this.unary("CompleteCall", () => this.toolsSvc.completeCall(req));
+  }
+
   private async runLoop(run: Run, h: Handlers): Promise<ToolResultBlock[]> {
     const sessionId = run.sessionId;
     let attempt = 0;
@@ -331,6 +347,15 @@ export class Client {
         // Answered already, or no longer pending: the call's own events
         // say what became of it.
         if (!(err instanceof TooldError && err.code === Code.NotFound)) throw err;
+      }
+    } else if (e.case === "delegatedCall") {
+      const c = h.onDelegated ? await h.onDelegated(delegationOf(id, e.value)) : { text: noDelegationMessage, isError: true };
+      if (c === undefined) return; // the handler completes it itself
+      try {
+        await this.completeCall(run.sessionId, id, c);
+      } catch (err) {
+        // Timed out or completed already: the call's own events say.
+        if (!(err instanceof TooldError && (err.code === Code.NotFound || err.code === Code.FailedPrecondition))) throw err;
       }
     }
   }

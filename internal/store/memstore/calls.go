@@ -118,7 +118,9 @@ func (m *Store) AppendEvents(_ context.Context, ref store.CallRef, owner string,
 
 func (c *call) append(evs []store.CallEvent) {
 	for _, ev := range evs {
-		ev.Data = append([]byte(nil), ev.Data...)
+		if ev.Value == nil {
+			ev.Data = append([]byte(nil), ev.Data...)
+		}
 		c.events = append(c.events, ev)
 	}
 	if n := len(c.events) - store.MaxCallEvents; n > 0 {
@@ -255,7 +257,9 @@ func (m *Store) readEvents(ref store.CallRef, after int64) ([]store.CallEvent, s
 	var out []store.CallEvent
 	for _, ev := range c.events {
 		if ev.Seq > after {
-			ev.Data = append([]byte(nil), ev.Data...)
+			if ev.Data != nil {
+				ev.Data = append([]byte(nil), ev.Data...)
+			}
 			out = append(out, ev)
 		}
 	}

@@ -192,4 +192,7 @@ func (m *Store) GetBlob(_ context.Context, id, key string) ([]byte, bool, error)
 
 func (m *Store) Close() error { return nil }
 
+// Offers nothing: one replica shares nothing with others.
+func (m *Store) Offers() store.Offers { return store.Offers{} }
+
 func notFound(id string) error { return fmt.Errorf("session %s: %w", id, store.ErrNotFound) }

@@ -100,7 +100,11 @@ func eventArgs(args []any, evs []store.CallEvent) []any {
 		if e.Final {
 			f = "1"
 		}
-		args = append(args, e.Seq, e.Data, f)
+		data := e.Bytes()
+		if data == nil && e.Value != nil {
+			continue // it cannot be encoded: left out of the journal
+		}
+		args = append(args, e.Seq, data, f)
 	}
 	return args
 }

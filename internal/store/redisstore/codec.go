@@ -30,6 +30,12 @@ type wireSession struct {
 	Revision       int64             `json:"revision"`
 	Tenant         string            `json:"tenant,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
+	Parent         string            `json:"parent,omitempty"`
+	AgentType      string            `json:"agent_type,omitempty"`
+	AgentDesc      string            `json:"agent_description,omitempty"`
+	Children       wireList          `json:"children,omitempty"`
+	Worktree       string            `json:"worktree,omitempty"`
+	WorktreeGitDir string            `json:"worktree_git_dir,omitempty"`
 }
 
 type wireRules struct {
@@ -88,6 +94,12 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		Revision:       s.Revision,
 		Tenant:         s.Tenant,
 		Env:            s.Env,
+		Parent:         s.Parent,
+		AgentType:      s.AgentType,
+		AgentDesc:      s.AgentDescription,
+		Children:       s.Children,
+		Worktree:       s.Worktree,
+		WorktreeGitDir: s.WorktreeGitDir,
 	})
 }
 
@@ -101,21 +113,27 @@ func decodeSession(b []byte) (*store.Session, error) {
 		return nil, fmt.Errorf("decode session: %w", err)
 	}
 	return &store.Session{
-		ID:             w.ID,
-		Workspace:      w.Workspace,
-		Mode:           w.Mode,
-		Allow:          w.Allow,
-		Deny:           w.Deny,
-		Ask:            w.Ask,
-		AdditionalDirs: w.AdditionalDirs,
-		Cwd:            w.Cwd,
-		CreatedAt:      created,
-		User:           w.User.rules(),
-		SessionRules:   w.SessionRules.rules(),
-		Revision:       w.Revision,
-		Tenant:         w.Tenant,
-		Env:            w.Env,
-		ETag:           etag(b),
+		ID:               w.ID,
+		Workspace:        w.Workspace,
+		Mode:             w.Mode,
+		Allow:            w.Allow,
+		Deny:             w.Deny,
+		Ask:              w.Ask,
+		AdditionalDirs:   w.AdditionalDirs,
+		Cwd:              w.Cwd,
+		CreatedAt:        created,
+		User:             w.User.rules(),
+		SessionRules:     w.SessionRules.rules(),
+		Revision:         w.Revision,
+		Tenant:           w.Tenant,
+		Env:              w.Env,
+		Worktree:         w.Worktree,
+		WorktreeGitDir:   w.WorktreeGitDir,
+		Parent:           w.Parent,
+		AgentType:        w.AgentType,
+		AgentDescription: w.AgentDesc,
+		Children:         w.Children,
+		ETag:             etag(b),
 	}, nil
 }
 

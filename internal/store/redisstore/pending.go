@@ -9,19 +9,17 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/toold/toold/internal/store"
 )
 
 // ErrNoPending: no replica waits for that permission request (answered
 // already, timed out, its call was cancelled, or the ids are invalid).
-var ErrNoPending = errors.New("no pending permission request")
+var ErrNoPending = store.ErrNoPending
 
 // Answer is the answer to a permission request, as published to the
 // replica that waits for it.
-type Answer struct {
-	Allow      bool   `json:"allow"`
-	ForSession bool   `json:"for_session"`
-	Message    string `json:"message,omitempty"`
-}
+type Answer = store.Answer
 
 // Pending lets a permission request that waits on one replica be answered
 // through any replica. Keys, in the hash tag of the session:
@@ -47,7 +45,9 @@ func (s *Store) Pending(ttl time.Duration) *Pending {
 	return &Pending{s: s, ttl: ttl}
 }
 
-var requestIDRe = regexp.MustCompile(`^perm_[0-9a-f]{24}$`)
+// requestIDRe: permission requests' ids, and delegated calls' (dlg_,
+// which wait for CompleteCall in the same registry).
+var requestIDRe = regexp.MustCompile(`^(perm|dlg)_[0-9a-f]{24}$`)
 
 // pendingKeys returns the marker key and the channel of a request.
 func (p *Pending) pendingKeys(sessionID, requestID string) (marker, channel string, ok bool) {

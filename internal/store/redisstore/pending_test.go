@@ -2,7 +2,9 @@ package redisstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -25,13 +27,13 @@ func TestPendingAcrossStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeFn()
-	want := Answer{Allow: true, ForSession: true, Message: "go ahead"}
+	want := Answer{Allow: true, ForSession: true, Message: "go ahead", Completion: json.RawMessage(`{"approved":true}`)}
 	if err := b.Resolve(ctx, "s1", rid, want); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case got := <-answers:
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("answer = %+v, want %+v", got, want)
 		}
 	case <-time.After(5 * time.Second):
@@ -77,6 +79,8 @@ func TestPendingBadIDs(t *testing.T) {
 	p := New(newClient(t, redistest.Start(t)), Options{KeyPrefix: prefix(t)}).Pending(time.Minute)
 	for _, ids := range [][2]string{
 		{"s1", "perm_x"},
+		{"s1", "dlg_x"},
+		{"s1", "dlgx0123456789abcdef01234567"},
 		{"s1", "perm_0123456789ABCDEF01234567"},
 		{"s1", "perm_0123456789abcdef012345678"},
 		{"s1", "*"},

@@ -34,6 +34,7 @@ var journalTests = []struct {
 	{"CommitCallStaleStoresNothing", testCommitStale},
 	{"CommitCallExisting", testCommitExisting},
 	{"Blobs", testBlobs},
+	{"JournalEventValues", testEventValues},
 }
 
 var times = store.CallTimes{Lease: time.Minute, Keep: time.Hour}
@@ -585,5 +586,37 @@ func testBlobs(t *testing.T, s store.Store) {
 	mustCreate(t, s, sample("s1"))
 	if _, ok, _ := s.GetBlob(ctx, "s1", "todos"); ok {
 		t.Fatal("a new session under the same id has the old one's blobs")
+	}
+}
+
+// textValue is an event that encodes itself (store.EventValue).
+type textValue string
+
+func (v textValue) EncodeEvent() []byte { return []byte(v) }
+
+// testEventValues: events handed over as values read back as the same
+// events, whether the store kept the value or its bytes.
+func testEventValues(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	begin(t, s, "s1", "o1", store.Claim{ToolUseID: "toolu_a", Fingerprint: "fa"})
+	r := ref("s1", "toolu_a")
+	if err := s.AppendEvents(ctx, r, "o1", []store.CallEvent{{Seq: 1, Value: textValue("decision")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishCall(ctx, r, "o1", []store.CallEvent{ev(2, "out"), {Seq: 3, Value: textValue("result"), Final: true}}, store.Effects{}, times); err != nil {
+		t.Fatal(err)
+	}
+	evs, st := readAll(t, s, r, 0)
+	if st != store.CallDone || len(evs) != 3 {
+		t.Fatalf("after finish: %d events, %v", len(evs), st)
+	}
+	for i, want := range []string{"decision", "out", "result"} {
+		if got := string(evs[i].Bytes()); got != want || evs[i].Seq != int64(i+1) {
+			t.Errorf("event %d = seq %d %q, want %q", i, evs[i].Seq, got, want)
+		}
+	}
+	if !evs[2].Final {
+		t.Error("the result is not final")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,9 +40,12 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"SetCwdKeepsEverythingElse", testSetCwdKeeps},
 		{"UpdateKeepsIDAndRevision", testUpdateKeepsID},
 		{"ZeroTimesRoundTrip", testZeroTimes},
+		{"WorktreeRoundTrip", testWorktree},
 	}
 	tests = append(tests, journalTests...)
 	tests = append(tests, deleteTests...)
+	tests = append(tests, offersTests...)
+	tests = append(tests, childTests...)
 	tests = append(tests, boardTests...)
 	tests = append(tests, taskTests...)
 	for _, tc := range tests {
@@ -445,4 +449,42 @@ func noETag(s *store.Session) *store.Session {
 	c := s.Clone()
 	c.ETag = ""
 	return c
+}
+
+// testWorktree checks that a session's worktree is stored, kept by SetCwd
+// and by a call's effects, and cleared again.
+func testWorktree(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	upd, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Worktree = "/ws/s1/.claude/worktrees/feat"
+		x.WorktreeGitDir = "/ws/s1/.git"
+		x.Cwd = x.Worktree
+		return nil
+	})
+	if err != nil || upd.Worktree != "/ws/s1/.claude/worktrees/feat" || upd.Root() != upd.Worktree ||
+		strings.Join(upd.Dirs(), ",") != "/ws/s1/.claude/worktrees/feat,/ws/s1/.git,/shared" {
+		t.Fatalf("UpdateSession = %+v, %v", upd, err)
+	}
+	if err := s.SetCwd(ctx, "s1", "/ws/s1/.claude/worktrees/feat/sub"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetSession(ctx, "s1")
+	if err != nil || got.Worktree != "/ws/s1/.claude/worktrees/feat" || got.Cwd != "/ws/s1/.claude/worktrees/feat/sub" {
+		t.Fatalf("after SetCwd: %+v, %v", got, err)
+	}
+	if c := got.Clone(); c.Worktree != got.Worktree || c.WorktreeGitDir != "/ws/s1/.git" {
+		t.Fatalf("Clone dropped the worktree: %+v", c)
+	}
+	upd, err = s.UpdateSession(ctx, "s1", func(x *store.Session) error {
+		x.Worktree, x.WorktreeGitDir = "", ""
+		x.Cwd = x.Workspace
+		return nil
+	})
+	if err != nil || upd.Worktree != "" || upd.Root() != "/ws/s1" || strings.Join(upd.Dirs(), ",") != "/ws/s1,/shared" {
+		t.Fatalf("clearing the worktree = %+v, %v", upd, err)
+	}
+	if got, err := s.GetSession(ctx, "s1"); err != nil || got.Worktree != "" {
+		t.Fatalf("after clearing: %+v, %v", got, err)
+	}
 }

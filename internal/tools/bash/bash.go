@@ -120,15 +120,20 @@ func privateDir(base string) (string, error) {
 
 func (t *bashTool) Definition() tool.Definition {
 	if t.shells != nil {
-		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars}
+		return tool.Definition{Name: "Bash", Description: backgroundDescription, InputSchema: backgroundInputSchema, MaxResultChars: maxResultChars, Command: true, Classifier: classifierInput}
 	}
 	return tool.Definition{
 		Name:           "Bash",
 		Description:    description,
 		InputSchema:    inputSchema,
 		MaxResultChars: maxResultChars,
+		Classifier:     classifierInput,
+		Command:        true,
 	}
 }
+
+// classifierInput: auto mode's classifier judges the command where it runs.
+var classifierInput = tool.ClassifierInput{Fields: []string{"command"}, Cwd: true}
 
 type input struct {
 	Command         string   `json:"command"`

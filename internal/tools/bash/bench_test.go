@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/toold/toold/internal/tool/tooltest"
+	"github.com/toold/toold/internal/tools/bash/bashbench"
 )
 
 // BenchmarkBashTrue is a whole call of `true`: Parse (with the read-only
@@ -57,10 +57,19 @@ func BenchmarkExecBashTrue(b *testing.B) {
 // children (user + system). Unlike ns/op it hardly moves with the load of
 // other processes on the machine.
 func reportCPU(b *testing.B) func() {
-	start := cpuTime()
+	start, self := cpuTime(), selfTime()
 	return func() {
 		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((selfTime()-self).Nanoseconds())/float64(b.N), "self-cpu-ns/op")
 	}
+}
+
+// selfTime is the CPU time of the benchmark process alone (user +
+// system), its children's not included: toold's own cost.
+func selfTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func cpuTime() time.Duration {
@@ -81,48 +90,12 @@ func BenchmarkClassify(b *testing.B) {
 	}
 }
 
-// BenchmarkBashTrueOverhead runs a bare exec of `bash -c true` and a tool
-// call of `true` in pairs, alternating which goes first, and reports
-// percentiles of the per-pair differences. On a busy machine the two
-// benchmarks above drift apart between runs by more than the overhead;
-// pairing cancels most of that drift.
-func BenchmarkBashTrueOverhead(b *testing.B) {
+// BenchmarkBashTrueVsBare interleaves a tool call of `true` with a bare
+// exec of `bash -c true` in a session of its own, and reports the medians,
+// the added p50 and toold's own CPU per call (see bashbench.Run).
+func BenchmarkBashTrueVsBare(b *testing.B) {
 	tl := New(Options{})
 	b.Cleanup(func() { os.RemoveAll(tl.(*bashTool).stateDir) })
 	env, _, _ := tooltest.Env(b)
-	bash := tl.(*bashTool).bash
-	raw := json.RawMessage(`{"command":"true"}`)
-	ctx := context.Background()
-	bare := func() time.Duration {
-		start := time.Now()
-		if err := exec.Command(bash, "-c", "true").Run(); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(start)
-	}
-	viaTool := func() time.Duration {
-		start := time.Now()
-		inv, err := tl.Parse(raw)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res, err := inv.Run(ctx, env); err != nil || res.IsError {
-			b.Fatal(err, res)
-		}
-		return time.Since(start)
-	}
-	var diffs []time.Duration
-	for i := 0; b.Loop(); i++ {
-		if i%2 == 0 {
-			e := bare()
-			diffs = append(diffs, viaTool()-e)
-		} else {
-			tt := viaTool()
-			diffs = append(diffs, tt-bare())
-		}
-	}
-	slices.Sort(diffs)
-	b.ReportMetric(float64(diffs[len(diffs)/4].Nanoseconds()), "p25-overhead-ns")
-	b.ReportMetric(float64(diffs[len(diffs)/2].Nanoseconds()), "p50-overhead-ns")
-	b.ReportMetric(float64(diffs[len(diffs)*3/4].Nanoseconds()), "p75-overhead-ns")
+	bashbench.Run(b, tl, env, tl.(*bashTool).bash)
 }

@@ -1,24 +1,26 @@
 package bash
 
 import (
-	"context"
 	"os"
 	"os/exec"
-	"syscall"
 
+	"github.com/toold/toold/internal/procgroup"
 	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
 )
 
 // command prepares `bash -c script`: through the sandbox when the tool has
-// one, else in a process group of its own. Cancelling ctx kills all of it.
-func (t *bashTool) command(ctx context.Context, env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
+// one, else in a process group of its own. It has no context: Run kills
+// it (Process.Kill) where the call ends early, and a command moved to the
+// background outlives the call; without a context, os/exec starts no
+// goroutine to watch one.
+func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
 	// argv[0] is the full path, so that bash's messages read
 	// "/bin/bash: line 1: ...", as in Claude Code.
 	args := []string{t.bash, "-c", script}
 	if t.sandbox != nil {
-		return t.sandbox.Command(ctx, sandbox.Request{
+		return t.sandbox.Command(nil, sandbox.Request{
 			SessionID: env.SessionID,
 			Dirs:      env.Files.Dirs(),
 			Dir:       cwd,
@@ -27,30 +29,9 @@ func (t *bashTool) command(ctx context.Context, env *tool.Env, cwd string, envir
 			Args:      args,
 		})
 	}
-	cmd := exec.CommandContext(ctx, t.bash)
-	cmd.Args = args
-	cmd.Dir = cwd
-	cmd.Env = environ
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	return groupProcess{cmd}, nil
-}
-
-// groupProcess is a command in a process group of its own; once bash has
-// exited, whatever is left of the group is killed, so no process of the
-// call outlives it (unless it left the group with setsid).
-type groupProcess struct{ cmd *exec.Cmd }
-
-func (g groupProcess) Exec() *exec.Cmd { return g.cmd }
-func (g groupProcess) Start() error    { return g.cmd.Start() }
-func (g groupProcess) Kill() error     { return killGroup(g.cmd.Process.Pid) }
-
-func (g groupProcess) Status() (syscall.WaitStatus, bool) { return shells.StatusOf(g.cmd) }
-
-func (g groupProcess) Wait() error {
-	err := g.cmd.Wait()
-	killGroup(g.cmd.Process.Pid)
-	return err
+	cmd := &exec.Cmd{Path: t.bash, Args: args, Dir: cwd, Env: environ}
+	procgroup.Prepare(cmd, 0) // Run sets the drain bound, sandboxed or not
+	return shells.GroupProcess(cmd), nil
 }
 
 // cwdFile makes the per-call file the shell's EXIT trap writes its final

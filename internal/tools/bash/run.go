@@ -5,12 +5,12 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/shells"
 )
 
 var (
@@ -66,7 +66,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		}
 	}()
 
-	proc, err := t.command(runCtx, env, cwd, environ, script)
+	proc, err := t.command(env, cwd, environ, script)
 	if err != nil {
 		return nil, tool.Errorf(tool.KindUnavailable, "bash could not be prepared: %v", err)
 	}
@@ -100,10 +100,10 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	select {
 	case <-exited:
 	case <-runCtx.Done(): // the output cap
-		<-exited
+		kill(proc, exited)
 	case <-ctx.Done():
 		stop(ctx.Err())
-		<-exited
+		kill(proc, exited)
 	case <-timer.C:
 		if c.movesAtTimeout() {
 			cf := cwdFile
@@ -120,7 +120,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 			}
 		}
 		stop(errTimeout)
-		<-exited
+		kill(proc, exited)
 	}
 
 	finalCwd, note := cwd, ""
@@ -211,13 +211,15 @@ func (c *call) startError(ctx context.Context, env *tool.Env, cwd string, err er
 	return tool.Errorf(tool.KindUnavailable, "bash could not be started: %v", err)
 }
 
-// killGroup kills the process group pgid. ESRCH means it is already gone.
-func killGroup(pgid int) error {
-	err := syscall.Kill(-pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
+// kill kills the command unless it has exited (and been reaped: its pid
+// may then be another process's), and waits until it has.
+func kill(proc shells.Process, exited <-chan struct{}) {
+	select {
+	case <-exited:
+	default:
+		proc.Kill()
+		<-exited
 	}
-	return err
 }
 
 // joinText joins two parts of a result with a newline; either may be empty.

@@ -27,6 +27,10 @@ func (e editTool) Definition() tool.Definition {
 		Name:        "Edit",
 		Description: fmt.Sprintf(description, readRule[e.policy.RequireRead]),
 		InputSchema: json.RawMessage(inputSchema),
+		// Auto mode's classifier sees the path and an excerpt of the change.
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"old_string", "new_string"}},
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

@@ -40,6 +40,8 @@ func (globTool) Definition() tool.Definition {
 		Name:        "Glob",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
+		Paths:       tool.PathsRead,
+		ListsPaths:  true,
 	}
 }
 

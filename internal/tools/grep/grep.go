@@ -38,6 +38,8 @@ func (t *grepTool) Definition() tool.Definition {
 		Name:        "Grep",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
+		Paths:       tool.PathsRead,
+		ListsPaths:  true,
 	}
 }
 

@@ -14,6 +14,28 @@ const punctOrder = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
 // primary is a rune's weight at the first level of the collation: case
 // does not count there.
 func primary(r rune) (int, rune) {
+	if r >= 0 && r < 0x80 {
+		w := asciiPrimary[r]
+		return int(w.group), w.weight
+	}
+	return primarySlow(r)
+}
+
+// asciiPrimary is primarySlow of each ASCII rune: paths are mostly ASCII,
+// and files_with_matches sorts thousands of them (ties of modification
+// time are common: a checkout or an unpacked archive).
+var asciiPrimary = func() (t [0x80]struct {
+	group  int8
+	weight rune
+}) {
+	for r := range rune(0x80) {
+		g, w := primarySlow(r)
+		t[r].group, t[r].weight = int8(g), w
+	}
+	return t
+}()
+
+func primarySlow(r rune) (int, rune) {
 	switch {
 	case unicode.IsSpace(r):
 		return 0, r
@@ -33,7 +55,16 @@ func primary(r rune) (int, rune) {
 // without case first, punctuation before digits before letters, and only
 // then does case decide (lower case first), then the bytes.
 func localeCompare(a, b string) int {
-	for i, j := 0, 0; i < len(a) || j < len(b); {
+	// A common prefix weighs the same on both sides at every level: start
+	// after it (at the start of the rune it may end inside of).
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	for k > 0 && (k < len(a) && !utf8.RuneStart(a[k]) || k < len(b) && !utf8.RuneStart(b[k])) {
+		k--
+	}
+	for i, j := k, k; i < len(a) || j < len(b); {
 		if i >= len(a) {
 			return -1
 		}
@@ -56,7 +87,7 @@ func localeCompare(a, b string) int {
 		i, j = i+na, j+nb
 	}
 	// Equal but for case: the first lower-case letter wins.
-	for i := 0; i < len(a) && i < len(b); i++ {
+	for i := k; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {
 			la, lb := unicode.IsLower(rune(a[i])), unicode.IsLower(rune(b[i]))
 			if la != lb {

@@ -11,6 +11,7 @@ import (
 type fileHit struct {
 	rel   string // slash path below the search root; "" for a file searched by name
 	mtime int64  // UnixNano, for files_with_matches order
+	links uint64 // rg only: hard links, 0 when the file could not be looked at
 	count int    // content: unused; count: matching lines (or matches, across lines)
 	lines []outLine
 }

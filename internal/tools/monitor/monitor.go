@@ -87,6 +87,7 @@ func (t *monitorTool) Definition() tool.Definition {
 		InputSchema: json.RawMessage(inputSchema),
 		SearchHint:  "watch wait log tail event background until",
 		DecideAs:    "Bash",
+		Command:     true,
 	}
 }
 

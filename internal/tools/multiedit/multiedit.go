@@ -28,6 +28,10 @@ func (multiEditTool) Definition() tool.Definition {
 		Name:        "MultiEdit",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
+		// Auto mode's classifier sees the path and an excerpt of the change.
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"edits"}},
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

@@ -25,6 +25,9 @@ func (notebookEditTool) Definition() tool.Definition {
 		Name:        "NotebookEdit",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
+		// Auto mode's classifier sees the path and an excerpt of the change.
+		Classifier: tool.ClassifierInput{Fields: []string{"notebook_path", "cell_id", "cell_type", "edit_mode"}, Excerpts: []string{"new_source"}},
+		Paths:      tool.PathsWrite,
 	}
 }
 

@@ -109,6 +109,8 @@ func (t *readTool) Definition() tool.Definition {
 		// Read bounds its own output; storing it would only make the model
 		// read the stored copy with Read again.
 		MaxResultChars: 500_000,
+		Paths:          tool.PathsRead,
+		PathDenyText:   true,
 	}
 }
 

@@ -217,9 +217,3 @@ func (sh *shell) end(proc Process) {
 func (sh *shell) remove() error {
 	return os.RemoveAll(sh.out.dir)
 }
-
-// killGroup sends SIGKILL to the process group pgid; a group that is gone
-// already is no error.
-func killGroup(pgid int) {
-	syscall.Kill(-pgid, syscall.SIGKILL)
-}

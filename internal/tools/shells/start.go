@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/toold/toold/internal/procgroup"
 )
 
 // Spec is what to start.
@@ -148,13 +150,9 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	}
 	proc := spec.Process
 	if proc == nil {
-		proc = groupProcess{&exec.Cmd{
-			Path:        spec.Path,
-			Args:        spec.Args,
-			Dir:         spec.Dir,
-			Env:         env,
-			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-		}}
+		cmd := &exec.Cmd{Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Env: env}
+		procgroup.Prepare(cmd, 0)
+		proc = GroupProcess(cmd)
 	}
 	cmd := proc.Exec()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -196,36 +194,18 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	return sh, nil
 }
 
-// groupProcess runs a command in a process group of its own, which is what
-// is killed.
+// GroupProcess is cmd, made ready by procgroup.Prepare, as a Process: a
+// process group of its own, which is what Kill kills and what Wait kills
+// the rest of once bash has been reaped.
+func GroupProcess(cmd *exec.Cmd) Process { return groupProcess{cmd} }
+
 type groupProcess struct{ cmd *exec.Cmd }
 
 func (g groupProcess) Exec() *exec.Cmd                    { return g.cmd }
-func (g groupProcess) Start() error                       { return g.cmd.Start() }
-func (g groupProcess) Status() (syscall.WaitStatus, bool) { return StatusOf(g.cmd) }
-
-// Wait reaps bash, then kills what is left of its group. While any member
-// lives, the group id cannot be reused; Linux hands out pids in sequence,
-// so it is not reused the moment bash is reaped either.
-func (g groupProcess) Wait() error {
-	err := g.cmd.Wait()
-	killGroup(g.cmd.Process.Pid)
-	return err
-}
-
-func (g groupProcess) Kill() error {
-	killGroup(g.cmd.Process.Pid)
-	return nil
-}
-
-// StatusOf is the wait status of a command that exec.Cmd has waited for.
-func StatusOf(cmd *exec.Cmd) (syscall.WaitStatus, bool) {
-	if cmd.ProcessState == nil {
-		return 0, false
-	}
-	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	return ws, ok
-}
+func (g groupProcess) Start() error                       { return procgroup.Start(g.cmd) }
+func (g groupProcess) Wait() error                        { return procgroup.Wait(g.cmd) }
+func (g groupProcess) Kill() error                        { return procgroup.Kill(g.cmd.Process.Pid) }
+func (g groupProcess) Status() (syscall.WaitStatus, bool) { return procgroup.Status(g.cmd) }
 
 // scriptPrefix is the text the sandbox put before the command's script.
 func scriptPrefix(proc Process) []byte {

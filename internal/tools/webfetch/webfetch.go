@@ -139,6 +139,9 @@ func (t *Tool) Definition() tool.Definition {
 		Name:        "WebFetch",
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
+		// Auto mode's classifier judges where the fetch goes.
+		Classifier: tool.ClassifierInput{Fields: []string{"url"}},
+		FetchesURL: true,
 	}
 }
 

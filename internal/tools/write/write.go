@@ -28,6 +28,10 @@ func (w writeTool) Definition() tool.Definition {
 		Name:        "Write",
 		Description: fmt.Sprintf(description, readRule[w.policy.RequireRead]),
 		InputSchema: json.RawMessage(inputSchema),
+		// Auto mode's classifier sees the path and an excerpt of the change.
+		Classifier:   tool.ClassifierInput{Fields: []string{"file_path"}, Excerpts: []string{"content"}},
+		Paths:        tool.PathsWrite,
+		PathDenyText: true,
 	}
 }
 

@@ -202,7 +202,7 @@ type RunHookRequest struct {
 	// The session's current working directory.
 	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
 	// The permission mode in Claude Code's spelling ("default", "plan",
-	// "acceptEdits", "dontAsk", "bypassPermissions").
+	// "acceptEdits", "dontAsk", "bypassPermissions", "auto").
 	PermissionMode string `protobuf:"bytes,4,opt,name=permission_mode,json=permissionMode,proto3" json:"permission_mode,omitempty"`
 	// The event: "PreToolUse", "PostToolUse", "PostToolUseFailure",
 	// "PermissionRequest", "SessionStart" or "SessionEnd".

@@ -40,6 +40,12 @@ const (
 	PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS PermissionMode = 4
 	// Deny whatever would ask.
 	PermissionMode_PERMISSION_MODE_DONT_ASK PermissionMode = 5
+	// Auto mode: what would ask goes first to the operator's classifier
+	// (toold.v1.ClassifierService, or a command), which allows, denies or
+	// leaves it to a person. Deny rules, ask rules and hooks come first.
+	// Only available when toold runs with a classifier
+	// (--classifier-endpoint or --classifier-command); else INVALID_ARGUMENT.
+	PermissionMode_PERMISSION_MODE_AUTO PermissionMode = 6
 )
 
 // Enum value maps for PermissionMode.
@@ -51,6 +57,7 @@ var (
 		3: "PERMISSION_MODE_PLAN",
 		4: "PERMISSION_MODE_BYPASS_PERMISSIONS",
 		5: "PERMISSION_MODE_DONT_ASK",
+		6: "PERMISSION_MODE_AUTO",
 	}
 	PermissionMode_value = map[string]int32{
 		"PERMISSION_MODE_UNSPECIFIED":        0,
@@ -59,6 +66,7 @@ var (
 		"PERMISSION_MODE_PLAN":               3,
 		"PERMISSION_MODE_BYPASS_PERMISSIONS": 4,
 		"PERMISSION_MODE_DONT_ASK":           5,
+		"PERMISSION_MODE_AUTO":               6,
 	}
 )
 
@@ -1019,14 +1027,15 @@ const file_toold_v1_session_proto_rawDesc = "" +
 	"\x11decision.required\x12>PERMISSION_DECISION_ALLOW or PERMISSION_DECISION_DENY required\x1a\x16this == 1 || this == 2R\bdecision\x129\n" +
 	"\x05scope\x18\x04 \x01(\x0e2\x19.toold.v1.PermissionScopeB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05scope\x12\x18\n" +
 	"\amessage\x18\x05 \x01(\tR\amessage\"\x1b\n" +
-	"\x19ResolvePermissionResponse*\xd0\x01\n" +
+	"\x19ResolvePermissionResponse*\xea\x01\n" +
 	"\x0ePermissionMode\x12\x1f\n" +
 	"\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_MODE_DEFAULT\x10\x01\x12 \n" +
 	"\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x18\n" +
 	"\x14PERMISSION_MODE_PLAN\x10\x03\x12&\n" +
 	"\"PERMISSION_MODE_BYPASS_PERMISSIONS\x10\x04\x12\x1c\n" +
-	"\x18PERMISSION_MODE_DONT_ASK\x10\x05*v\n" +
+	"\x18PERMISSION_MODE_DONT_ASK\x10\x05\x12\x18\n" +
+	"\x14PERMISSION_MODE_AUTO\x10\x06*v\n" +
 	"\x12PermissionDecision\x12#\n" +
 	"\x1fPERMISSION_DECISION_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19PERMISSION_DECISION_ALLOW\x10\x01\x12\x1c\n" +

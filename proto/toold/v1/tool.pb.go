@@ -900,6 +900,7 @@ type ExecuteEvent struct {
 	//	*ExecuteEvent_Decision
 	//	*ExecuteEvent_HookRun
 	//	*ExecuteEvent_Keepalive
+	//	*ExecuteEvent_DelegatedCall
 	Event isExecuteEvent_Event `protobuf_oneof:"event"`
 	// The event's number within its call: 1, 2, 3, ... Attach resumes after
 	// one. The oldest progress events of a very long call may have been
@@ -1019,6 +1020,15 @@ func (x *ExecuteEvent) GetKeepalive() *Keepalive {
 	return nil
 }
 
+func (x *ExecuteEvent) GetDelegatedCall() *DelegatedCall {
+	if x != nil {
+		if x, ok := x.Event.(*ExecuteEvent_DelegatedCall); ok {
+			return x.DelegatedCall
+		}
+	}
+	return nil
+}
+
 func (x *ExecuteEvent) GetSeq() int64 {
 	if x != nil {
 		return x.Seq
@@ -1073,6 +1083,12 @@ type ExecuteEvent_Keepalive struct {
 	Keepalive *Keepalive `protobuf:"bytes,10,opt,name=keepalive,proto3,oneof"`
 }
 
+type ExecuteEvent_DelegatedCall struct {
+	// The call is the orchestrator's to complete: ToolService.CompleteCall
+	// gives its result.
+	DelegatedCall *DelegatedCall `protobuf:"bytes,11,opt,name=delegated_call,json=delegatedCall,proto3,oneof"`
+}
+
 func (*ExecuteEvent_Started) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_Progress) isExecuteEvent_Event() {}
@@ -1086,6 +1102,8 @@ func (*ExecuteEvent_Decision) isExecuteEvent_Event() {}
 func (*ExecuteEvent_HookRun) isExecuteEvent_Event() {}
 
 func (*ExecuteEvent_Keepalive) isExecuteEvent_Event() {}
+
+func (*ExecuteEvent_DelegatedCall) isExecuteEvent_Event() {}
 
 // Keepalive is sent on an Execute or Attach stream when no other event was
 // sent on it for the server's --stream-keepalive interval (15 s by default),
@@ -2168,7 +2186,7 @@ var File_toold_v1_tool_proto protoreflect.FileDescriptor
 
 const file_toold_v1_tool_proto_rawDesc = "" +
 	"\n" +
-	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\"m\n" +
+	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19toold/v1/delegation.proto\"m\n" +
 	"\rCancelRequest\x12%\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x125\n" +
@@ -2220,7 +2238,7 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x05input\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x05input\x12\x1d\n" +
 	"\n" +
 	"input_json\x18\x04 \x01(\tR\tinputJson:f\xbaHc\x1aa\n" +
-	"\x0finput.exclusive\x12!set input or input_json, not both\x1a+!(has(this.input) && this.input_json != '')\"\xe3\x03\n" +
+	"\x0finput.exclusive\x12!set input or input_json, not both\x1a+!(has(this.input) && this.input_json != '')\"\xa5\x04\n" +
 	"\fExecuteEvent\x12\x1e\n" +
 	"\vtool_use_id\x18\x01 \x01(\tR\ttoolUseId\x121\n" +
 	"\astarted\x18\x02 \x01(\v2\x15.toold.v1.ToolStartedH\x00R\astarted\x124\n" +
@@ -2230,7 +2248,8 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\bdecision\x18\x06 \x01(\v2\x12.toold.v1.DecisionH\x00R\bdecision\x12.\n" +
 	"\bhook_run\x18\t \x01(\v2\x11.toold.v1.HookRunH\x00R\ahookRun\x123\n" +
 	"\tkeepalive\x18\n" +
-	" \x01(\v2\x13.toold.v1.KeepaliveH\x00R\tkeepalive\x12\x10\n" +
+	" \x01(\v2\x13.toold.v1.KeepaliveH\x00R\tkeepalive\x12@\n" +
+	"\x0edelegated_call\x18\v \x01(\v2\x17.toold.v1.DelegatedCallH\x00R\rdelegatedCall\x12\x10\n" +
 	"\x03seq\x18\a \x01(\x03R\x03seq\x12\x1a\n" +
 	"\breplayed\x18\b \x01(\bR\breplayedB\a\n" +
 	"\x05event\"\v\n" +
@@ -2336,13 +2355,14 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x12\x17\n" +
 	"\x13ERROR_KIND_NO_MATCH\x10\v\x12\x19\n" +
 	"\x15ERROR_KIND_NOT_UNIQUE\x10\f\x12\x17\n" +
-	"\x13ERROR_KIND_CONFLICT\x10\r2\xe4\x02\n" +
+	"\x13ERROR_KIND_CONFLICT\x10\r2\xb3\x03\n" +
 	"\vToolService\x12D\n" +
 	"\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n" +
 	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n" +
 	"\x06Attach\x12\x17.toold.v1.AttachRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n" +
 	"\x0fCheckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponse\x12;\n" +
-	"\x06Cancel\x12\x17.toold.v1.CancelRequest\x1a\x18.toold.v1.CancelResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
+	"\x06Cancel\x12\x17.toold.v1.CancelRequest\x1a\x18.toold.v1.CancelResponse\x12M\n" +
+	"\fCompleteCall\x12\x1d.toold.v1.CompleteCallRequest\x1a\x1e.toold.v1.CompleteCallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
 
 var (
 	file_toold_v1_tool_proto_rawDescOnce sync.Once
@@ -2388,6 +2408,9 @@ var file_toold_v1_tool_proto_goTypes = []any{
 	(*TextBlock)(nil),               // 26: toold.v1.TextBlock
 	(*ImageBlock)(nil),              // 27: toold.v1.ImageBlock
 	(*structpb.Struct)(nil),         // 28: google.protobuf.Struct
+	(*DelegatedCall)(nil),           // 29: toold.v1.DelegatedCall
+	(*CompleteCallRequest)(nil),     // 30: toold.v1.CompleteCallRequest
+	(*CompleteCallResponse)(nil),    // 31: toold.v1.CompleteCallResponse
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
 	5,  // 0: toold.v1.CancelResponse.calls:type_name -> toold.v1.CallCancellation
@@ -2404,35 +2427,38 @@ var file_toold_v1_tool_proto_depIdxs = []int32{
 	16, // 11: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
 	15, // 12: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
 	14, // 13: toold.v1.ExecuteEvent.keepalive:type_name -> toold.v1.Keepalive
-	1,  // 14: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
-	17, // 15: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
-	1,  // 16: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
-	28, // 17: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
-	16, // 18: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
-	12, // 19: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
-	16, // 20: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
-	2,  // 21: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
-	24, // 22: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
-	28, // 23: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
-	28, // 24: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
-	26, // 25: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
-	27, // 26: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
-	25, // 27: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
-	6,  // 28: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
-	10, // 29: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
-	11, // 30: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
-	19, // 31: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
-	3,  // 32: toold.v1.ToolService.Cancel:input_type -> toold.v1.CancelRequest
-	7,  // 33: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	13, // 34: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	13, // 35: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
-	20, // 36: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
-	4,  // 37: toold.v1.ToolService.Cancel:output_type -> toold.v1.CancelResponse
-	33, // [33:38] is the sub-list for method output_type
-	28, // [28:33] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	29, // 14: toold.v1.ExecuteEvent.delegated_call:type_name -> toold.v1.DelegatedCall
+	1,  // 15: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
+	17, // 16: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
+	1,  // 17: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
+	28, // 18: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
+	16, // 19: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
+	12, // 20: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
+	16, // 21: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
+	2,  // 22: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
+	24, // 23: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
+	28, // 24: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
+	28, // 25: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
+	26, // 26: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
+	27, // 27: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
+	25, // 28: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
+	6,  // 29: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
+	10, // 30: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
+	11, // 31: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
+	19, // 32: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
+	3,  // 33: toold.v1.ToolService.Cancel:input_type -> toold.v1.CancelRequest
+	30, // 34: toold.v1.ToolService.CompleteCall:input_type -> toold.v1.CompleteCallRequest
+	7,  // 35: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	13, // 36: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	13, // 37: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
+	20, // 38: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	4,  // 39: toold.v1.ToolService.Cancel:output_type -> toold.v1.CancelResponse
+	31, // 40: toold.v1.ToolService.CompleteCall:output_type -> toold.v1.CompleteCallResponse
+	35, // [35:41] is the sub-list for method output_type
+	29, // [29:35] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_tool_proto_init() }
@@ -2440,6 +2466,7 @@ func file_toold_v1_tool_proto_init() {
 	if File_toold_v1_tool_proto != nil {
 		return
 	}
+	file_toold_v1_delegation_proto_init()
 	file_toold_v1_tool_proto_msgTypes[10].OneofWrappers = []any{
 		(*ExecuteEvent_Started)(nil),
 		(*ExecuteEvent_Progress)(nil),
@@ -2448,6 +2475,7 @@ func file_toold_v1_tool_proto_init() {
 		(*ExecuteEvent_Decision)(nil),
 		(*ExecuteEvent_HookRun)(nil),
 		(*ExecuteEvent_Keepalive)(nil),
+		(*ExecuteEvent_DelegatedCall)(nil),
 	}
 	file_toold_v1_tool_proto_msgTypes[19].OneofWrappers = []any{
 		(*ToolProgress_Stdout)(nil),

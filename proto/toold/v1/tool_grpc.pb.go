@@ -24,6 +24,7 @@ const (
 	ToolService_Attach_FullMethodName          = "/toold.v1.ToolService/Attach"
 	ToolService_CheckPermission_FullMethodName = "/toold.v1.ToolService/CheckPermission"
 	ToolService_Cancel_FullMethodName          = "/toold.v1.ToolService/Cancel"
+	ToolService_CompleteCall_FullMethodName    = "/toold.v1.ToolService/CompleteCall"
 )
 
 // ToolServiceClient is the client API for ToolService service.
@@ -112,6 +113,22 @@ type ToolServiceClient interface {
 	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for no ids,
 	// more than 100, or an empty one.
 	Cancel(ctx context.Context, in *CancelRequest, opts ...grpc.CallOption) (*CancelResponse, error)
+	// CompleteCall gives the result of a delegated call (a DelegatedCall
+	// event: Agent, SendMessage, AskUserQuestion, ExitPlanMode), on
+	// whichever replica the call waits. The result then goes through the
+	// PostToolUse hooks and the journal as any result, and ends the call's
+	// Execute and Attach streams. An approved ExitPlanMode switches the
+	// session's mode before the result is reported.
+	//
+	// With a shared store (Redis) the completion reaches the waiting
+	// replica through Redis Pub/Sub, exactly once.
+	//
+	// Errors: NOT_FOUND for an unknown session, or when no call of the
+	// session waits under that tool_use_id (never delegated, timed out, its
+	// client went away); FAILED_PRECONDITION when the call has its result
+	// already (a second CompleteCall); INVALID_ARGUMENT for a bad request,
+	// or a mode the operator disabled.
+	CompleteCall(ctx context.Context, in *CompleteCallRequest, opts ...grpc.CallOption) (*CompleteCallResponse, error)
 }
 
 type toolServiceClient struct {
@@ -184,6 +201,16 @@ func (c *toolServiceClient) Cancel(ctx context.Context, in *CancelRequest, opts 
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CancelResponse)
 	err := c.cc.Invoke(ctx, ToolService_Cancel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *toolServiceClient) CompleteCall(ctx context.Context, in *CompleteCallRequest, opts ...grpc.CallOption) (*CompleteCallResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteCallResponse)
+	err := c.cc.Invoke(ctx, ToolService_CompleteCall_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +303,22 @@ type ToolServiceServer interface {
 	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for no ids,
 	// more than 100, or an empty one.
 	Cancel(context.Context, *CancelRequest) (*CancelResponse, error)
+	// CompleteCall gives the result of a delegated call (a DelegatedCall
+	// event: Agent, SendMessage, AskUserQuestion, ExitPlanMode), on
+	// whichever replica the call waits. The result then goes through the
+	// PostToolUse hooks and the journal as any result, and ends the call's
+	// Execute and Attach streams. An approved ExitPlanMode switches the
+	// session's mode before the result is reported.
+	//
+	// With a shared store (Redis) the completion reaches the waiting
+	// replica through Redis Pub/Sub, exactly once.
+	//
+	// Errors: NOT_FOUND for an unknown session, or when no call of the
+	// session waits under that tool_use_id (never delegated, timed out, its
+	// client went away); FAILED_PRECONDITION when the call has its result
+	// already (a second CompleteCall); INVALID_ARGUMENT for a bad request,
+	// or a mode the operator disabled.
+	CompleteCall(context.Context, *CompleteCallRequest) (*CompleteCallResponse, error)
 	mustEmbedUnimplementedToolServiceServer()
 }
 
@@ -300,6 +343,9 @@ func (UnimplementedToolServiceServer) CheckPermission(context.Context, *CheckPer
 }
 func (UnimplementedToolServiceServer) Cancel(context.Context, *CancelRequest) (*CancelResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Cancel not implemented")
+}
+func (UnimplementedToolServiceServer) CompleteCall(context.Context, *CompleteCallRequest) (*CompleteCallResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CompleteCall not implemented")
 }
 func (UnimplementedToolServiceServer) mustEmbedUnimplementedToolServiceServer() {}
 func (UnimplementedToolServiceServer) testEmbeddedByValue()                     {}
@@ -398,6 +444,24 @@ func _ToolService_Cancel_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolService_CompleteCall_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteCallRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolServiceServer).CompleteCall(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolService_CompleteCall_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolServiceServer).CompleteCall(ctx, req.(*CompleteCallRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ToolService_ServiceDesc is the grpc.ServiceDesc for ToolService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -416,6 +480,10 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Cancel",
 			Handler:    _ToolService_Cancel_Handler,
+		},
+		{
+			MethodName: "CompleteCall",
+			Handler:    _ToolService_CompleteCall_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -45,7 +45,7 @@ export type RunHookRequest = Message<"toold.v1.RunHookRequest"> & {
 
   /**
    * The permission mode in Claude Code's spelling ("default", "plan",
-   * "acceptEdits", "dontAsk", "bypassPermissions").
+   * "acceptEdits", "dontAsk", "bypassPermissions", "auto").
    *
    * @generated from field: string permission_mode = 4;
    */

@@ -2,6 +2,7 @@
 """Client and server classes corresponding to protobuf-defined services."""
 import grpc
 
+from toold_client._gen.toold.v1 import delegation_pb2 as toold_dot_v1_dot_delegation__pb2
 from toold_client._gen.toold.v1 import tool_pb2 as toold_dot_v1_dot_tool__pb2
 
 
@@ -39,6 +40,11 @@ class ToolServiceStub(object):
                 '/toold.v1.ToolService/Cancel',
                 request_serializer=toold_dot_v1_dot_tool__pb2.CancelRequest.SerializeToString,
                 response_deserializer=toold_dot_v1_dot_tool__pb2.CancelResponse.FromString,
+                )
+        self.CompleteCall = channel.unary_unary(
+                '/toold.v1.ToolService/CompleteCall',
+                request_serializer=toold_dot_v1_dot_delegation__pb2.CompleteCallRequest.SerializeToString,
+                response_deserializer=toold_dot_v1_dot_delegation__pb2.CompleteCallResponse.FromString,
                 )
 
 
@@ -151,6 +157,27 @@ class ToolServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CompleteCall(self, request, context):
+        """CompleteCall gives the result of a delegated call (a DelegatedCall
+        event: Agent, SendMessage, AskUserQuestion, ExitPlanMode), on
+        whichever replica the call waits. The result then goes through the
+        PostToolUse hooks and the journal as any result, and ends the call's
+        Execute and Attach streams. An approved ExitPlanMode switches the
+        session's mode before the result is reported.
+
+        With a shared store (Redis) the completion reaches the waiting
+        replica through Redis Pub/Sub, exactly once.
+
+        Errors: NOT_FOUND for an unknown session, or when no call of the
+        session waits under that tool_use_id (never delegated, timed out, its
+        client went away); FAILED_PRECONDITION when the call has its result
+        already (a second CompleteCall); INVALID_ARGUMENT for a bad request,
+        or a mode the operator disabled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -178,6 +205,11 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.Cancel,
                     request_deserializer=toold_dot_v1_dot_tool__pb2.CancelRequest.FromString,
                     response_serializer=toold_dot_v1_dot_tool__pb2.CancelResponse.SerializeToString,
+            ),
+            'CompleteCall': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompleteCall,
+                    request_deserializer=toold_dot_v1_dot_delegation__pb2.CompleteCallRequest.FromString,
+                    response_serializer=toold_dot_v1_dot_delegation__pb2.CompleteCallResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -272,5 +304,22 @@ class ToolService(object):
         return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/Cancel',
             toold_dot_v1_dot_tool__pb2.CancelRequest.SerializeToString,
             toold_dot_v1_dot_tool__pb2.CancelResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CompleteCall(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/CompleteCall',
+            toold_dot_v1_dot_delegation__pb2.CompleteCallRequest.SerializeToString,
+            toold_dot_v1_dot_delegation__pb2.CompleteCallResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

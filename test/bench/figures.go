@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// row is one line of the table.
+type row struct {
+	figure, toold, baseline, result, target string
+	met                                     bool
+}
+
+// dist is one panel of the PNG: a figure's two latency distributions.
+type dist struct {
+	title           string
+	tooldName       string
+	toold, baseline samples
+	baselineName    string
+}
+
+type bench struct {
+	ctx     context.Context
+	plain   *server // --sandbox off
+	boxed   *server // the default sandbox (best-effort)
+	grep    *server // plain, with a session on a copy of GOROOT/src
+	scale   float64
+	rows    []row
+	dists   []dist
+	smallRd call
+}
+
+func (b *bench) n(base int) int { return max(5, int(float64(base)*b.scale)) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
+
+func ratioRow(figure string, t, base time.Duration, target float64, atMost bool) row {
+	r := float64(t) / float64(base)
+	op := "≤"
+	met := r <= target
+	if !atMost {
+		op, met = "≥", r >= target
+	}
+	return row{figure, ms(t), ms(base), fmt.Sprintf("%.2f×", r), fmt.Sprintf("%s %.1f×", op, target), met}
+}
+
+func (b *bench) health() error {
+	_, err := b.plain.health.Check(b.ctx, &healthpb.HealthCheckRequest{})
+	return err
+}
+
+// readAndFloor: a small Read and an Execute of an unknown tool, each
+// against a health Check of the same server.
+func (b *bench) readAndFloor() error {
+	read := func() error { return b.plain.execute(b.ctx, false, b.smallRd) }
+	tr, th, err := interleave(b.n(2000), read, b.health)
+	if err != nil {
+		return fmt.Errorf("Read: %w", err)
+	}
+	b.rows = append(b.rows, ratioRow("Execute of a small Read, p50 / health Check p50", tr.p50(), th.p50(), 1.3, true))
+	b.dists = append(b.dists, dist{"small Read vs health Check", "Execute Read", tr, th, "health Check"})
+
+	unknown := func() error { return b.plain.execute(b.ctx, true, call{"NoSuchTool", map[string]any{}}) }
+	tu, th2, err := interleave(b.n(1000), unknown, b.health)
+	if err != nil {
+		return fmt.Errorf("unknown tool: %w", err)
+	}
+	r := ratioRow("Execute of an unknown tool, p50 / health Check p50", tu.p50(), th2.p50(), 1.3, true)
+	r.target, r.met = "(floor of the above)", true
+	b.rows = append(b.rows, r)
+	b.dists = append(b.dists, dist{"unknown tool vs health Check", "Execute NoSuchTool", tu, th2, "health Check"})
+	return nil
+}
+
+// throughput: 64 callers for a while, Read and health Check in turns.
+func (b *bench) throughput() error {
+	const callers = 64
+	phase := time.Duration(float64(1500*time.Millisecond) * b.scale)
+	run := func(op func() error) (int64, time.Duration, error) {
+		var done atomic.Int64
+		var firstErr error
+		var once sync.Once
+		var wg sync.WaitGroup
+		start := time.Now()
+		deadline := start.Add(phase)
+		for range callers {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					if err := op(); err != nil {
+						once.Do(func() { firstErr = err })
+						return
+					}
+					done.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		return done.Load(), time.Since(start), firstErr
+	}
+	read := func() error { return b.plain.execute(b.ctx, false, b.smallRd) }
+	var nr, nh int64
+	var dr, dh time.Duration
+	for i := range 6 {
+		op, n, d := b.health, &nh, &dh
+		if i%2 == 1 {
+			op, n, d = read, &nr, &dr
+		}
+		k, took, err := run(op)
+		if err != nil {
+			return fmt.Errorf("64 callers: %w", err)
+		}
+		*n += k
+		*d += took
+	}
+	tr, th := float64(nr)/dr.Seconds(), float64(nh)/dh.Seconds()
+	ratio := tr / th
+	b.rows = append(b.rows, row{"Throughput at 64 callers, Read / health Check",
+		fmt.Sprintf("%.0f/s", tr), fmt.Sprintf("%.0f/s", th), fmt.Sprintf("%.2f×", ratio), "≥ 0.7×", ratio >= 0.7})
+	return nil
+}
+
+// batch: ten Reads in one Execute against the slowest of the same ten
+// Reads sent one by one.
+func (b *bench) batch() error {
+	var files []call
+	for i := range 10 {
+		p := filepath.Join(b.plain.ws, fmt.Sprintf("batch%d.go", i))
+		if err := os.WriteFile(p, smallSource(), 0o644); err != nil {
+			return err
+		}
+		files = append(files, call{"Read", map[string]any{"file_path": p}})
+	}
+	single := make([]samples, len(files))
+	var batch samples
+	for i := range b.n(300) {
+		one := func() error {
+			t0 := time.Now()
+			if err := b.plain.execute(b.ctx, false, files...); err != nil {
+				return err
+			}
+			batch = append(batch, time.Since(t0))
+			return nil
+		}
+		each := func() error {
+			for j, f := range files {
+				t0 := time.Now()
+				if err := b.plain.execute(b.ctx, false, f); err != nil {
+					return err
+				}
+				single[j] = append(single[j], time.Since(t0))
+			}
+			return nil
+		}
+		first, second := one, each
+		if i%2 == 1 {
+			first, second = each, one
+		}
+		if err := first(); err != nil {
+			return fmt.Errorf("batch: %w", err)
+		}
+		if err := second(); err != nil {
+			return fmt.Errorf("batch: %w", err)
+		}
+	}
+	slowest := single[0]
+	for _, s := range single[1:] {
+		if s.p50() > slowest.p50() {
+			slowest = s
+		}
+	}
+	b.rows = append(b.rows, ratioRow("Batch of ten Reads, p50 / slowest single Read p50", batch.p50(), slowest.p50(), 1.5, true))
+	b.dists = append(b.dists, dist{"ten Reads in one Execute vs one Read", "batch of ten", batch, slowest, "slowest single"})
+	return nil
+}
+
+// bareTrue is `bash -c true` started by this process in a session of its
+// own, as toold starts a command.
+func bareTrue() error {
+	cmd := exec.Command("bash", "-c", "true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd.Run()
+}
+
+// bash: toold's CPU per Bash `true` and its p50 over a bare exec.
+func (b *bench) bash(s *server, label string, cpuTarget, addTarget time.Duration) error {
+	tool := func() error { return s.execute(b.ctx, false, call{"Bash", map[string]any{"command": "true"}}) }
+	// Warm: the session's shell state, the sandbox's first setup.
+	for range 20 {
+		if err := tool(); err != nil {
+			return fmt.Errorf("Bash %s: %w", label, err)
+		}
+	}
+	c0, err := s.cpu()
+	if err != nil {
+		return err
+	}
+	tt, tb, err := interleave(b.n(600), tool, bareTrue)
+	if err != nil {
+		return fmt.Errorf("Bash %s: %w", label, err)
+	}
+	c1, err := s.cpu()
+	if err != nil {
+		return err
+	}
+	perCall := (c1 - c0) / time.Duration(len(tt))
+	b.rows = append(b.rows, row{"toold's CPU per Bash `true`" + label, ms(perCall), "", "",
+		"≤ " + ms(cpuTarget), perCall <= cpuTarget})
+	added := tt.p50() - tb.p50()
+	b.rows = append(b.rows, row{"Bash `true` p50 over a bare `bash -c true`" + label, ms(tt.p50()), ms(tb.p50()),
+		fmt.Sprintf("%+.3f ms", float64(added)/float64(time.Millisecond)), "≤ +" + ms(addTarget), added <= addTarget})
+	b.dists = append(b.dists, dist{"Bash true" + label + " vs bash -c true", "Execute Bash", tt, tb, "bare exec"})
+	return nil
+}
+
+// grepFiles: Grep files_with_matches against rg -l, same pattern and
+// filters, on a copy of the Go source tree.
+func (b *bench) grepFiles(pattern string) error {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		return fmt.Errorf("rg not installed")
+	}
+	tool := func() error {
+		return b.grep.execute(b.ctx, false, call{"Grep", map[string]any{"pattern": pattern, "output_mode": "files_with_matches", "head_limit": 0}})
+	}
+	rgCmd := func() *exec.Cmd {
+		cmd := exec.Command(rg, "-l", "--no-config", "--hidden", "--no-ignore-global",
+			"--glob=!.bzr", "--glob=!.git", "--glob=!.hg", "--glob=!.jj", "--glob=!.svn", "--regexp="+pattern, "--", ".")
+		cmd.Dir = b.grep.ws
+		// In this session, as toold's rg is (see startToold).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}
+	// Its output read through a pipe, as toold reads it: ripgrep writing
+	// to /dev/null is slower.
+	bare := func() error { _, err := rgCmd().Output(); return err }
+	// Once, and warming the page cache: both find the same files.
+	text, err := b.grep.executeText(b.ctx, false, call{"Grep", map[string]any{"pattern": pattern, "output_mode": "files_with_matches", "head_limit": 0}})
+	if err != nil {
+		return err
+	}
+	listed, err := rgCmd().Output()
+	if err != nil {
+		return fmt.Errorf("rg -l: %w", err)
+	}
+	want := strings.Count(string(listed), "\n")
+	if !strings.HasPrefix(text, fmt.Sprintf("Found %d files\n", want)) {
+		return fmt.Errorf("Grep and rg -l differ: rg -l lists %d files, Grep says %.60q", want, text)
+	}
+	c0, err := b.grep.cpu()
+	if err != nil {
+		return err
+	}
+	tg, tr, err := interleave(b.n(40), tool, bare)
+	if err != nil {
+		return fmt.Errorf("Grep: %w", err)
+	}
+	c1, err := b.grep.cpu()
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, ratioRow(fmt.Sprintf("Grep files_with_matches %q, p50 / rg -l p50", pattern), tg.p50(), tr.p50(), 1.1, true))
+	// What toold itself spends of that (rg's CPU is not in it).
+	b.rows = append(b.rows, row{"toold's own CPU per Grep of the above", ms((c1 - c0) / time.Duration(len(tg))), "", "", "", true})
+	b.dists = append(b.dists, dist{"Grep files mode vs rg -l", "Execute Grep", tg, tr, "rg -l"})
+	return nil
+}
+
+func smallSource() []byte {
+	var src []byte
+	for i := range 40 {
+		src = append(src, []byte("line "+string(rune('a'+i%26))+" of a small source file\n")...)
+	}
+	return src
+}

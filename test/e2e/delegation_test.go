@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/internal/store/redistest"
+)
+
+func createSessionMode(t *testing.T, ctx context.Context, addr, mode string) string {
+	t.Helper()
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "`+mode+`"}' `+addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
+	if err != nil || len(strings.TrimSpace(out)) != 26 {
+		t.Fatalf("CreateSession: %v %q", err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+// A subagent's round trip over two replicas on one Redis: the parent's
+// Agent call waits on one, the orchestrator runs the subagent's Bash in
+// the child session through the other and completes the parent's call
+// there; the result reaches the parent's stream exactly once, a second
+// CompleteCall is refused, and a retry replays the result.
+func TestDelegationSubagentTwoReplicas(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0?max_retries=0"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := startToold(t, "--redis-url", url, "--delegated-tools")
+	b := startToold(t, "--redis-url", url, "--delegated-tools")
+	sid := createSessionMode(t, ctx, a.addr, "PERMISSION_MODE_ACCEPT_EDITS")
+	execOut := t.TempDir() + "/exec.out"
+	call := `{"session_id": "` + sid + `", "calls": [{"tool_use_id": "toolu_ag1", "name": "Agent", "input": {"description": "Count files", "prompt": "Count the files", "subagent_type": "Explore", "run_in_background": false}}]}`
+	out, err := sh(t, ctx, `
+grpcurl -plaintext -d '`+call+`' `+a.addr+` toold.v1.ToolService/Execute > `+execOut+` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' `+execOut+` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+execOut+`)
+echo "child=$CHILD"
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "toolu_sub1", "name": "Bash", "input": {"command": "echo from-the-subagent > sub.txt && cat sub.txt"}}]}' \
+  `+b.addr+` toold.v1.ToolService/Execute
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'"}' `+b.addr+` toold.v1.SessionService/GetSession
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_ag1", "text": "There is one file.", "usage": {"tokens": 120, "tool_uses": 1, "duration_ms": 900}}' \
+  `+b.addr+` toold.v1.ToolService/CompleteCall
+wait
+echo "=== parent stream"
+cat `+execOut+`
+echo "=== second"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_ag1", "text": "again"}' `+a.addr+` toold.v1.ToolService/CompleteCall 2>&1 || true`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "from-the-subagent", `"delegatedCall"`, `"toolName": "Agent"`, "[Subagent hand-back]", `  There is one file.\nagentId: `, "subagent_tokens: 120",
+		"=== second", "FailedPrecondition", "the call has its result already")
+	parent := out[strings.Index(out, "=== parent stream"):strings.Index(out, "=== second")]
+	if n := strings.Count(parent, `"result": {`); n != 1 {
+		t.Fatalf("the parent stream carries %d results, want 1:\n%s", n, parent)
+	}
+	var child string
+	for _, line := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(line, "child="); ok {
+			child = c
+		}
+	}
+	if len(child) != 26 || !strings.Contains(parent, "agentId: "+child) {
+		t.Fatalf("child %q not named in the result:\n%s", child, parent)
+	}
+	// The subagent worked in the parent's workspace, from its own session.
+	out, _ = sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_r1", "name": "Bash", "input": {"command": "cat sub.txt"}}, {"tool_use_id": "toolu_l1", "name": "ListAgents", "input": {}}]}' `+b.addr+` toold.v1.ToolService/Execute 2>&1`)
+	mustContain(t, out, "from-the-subagent", child+` — Explore: Count files`)
+	// A retry of the parent's call replays its one result.
+	out, _ = sh(t, ctx, `grpcurl -plaintext -d '`+call+`' `+b.addr+` toold.v1.ToolService/Execute 2>&1`)
+	mustContain(t, out, `"replayed": true`, "There is one file.")
+}
+
+// AskUserQuestion's answers and ExitPlanMode's approval come back through
+// CompleteCall; the approval switches the session's mode.
+func TestDelegationQuestionAndPlan(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startToold(t, "--delegated-tools")
+	sid := createSessionMode(t, ctx, d.addr, "PERMISSION_MODE_PLAN")
+	f := t.TempDir() + "/exec.out"
+	q := `{"session_id": "` + sid + `", "calls": [{"tool_use_id": "toolu_q1", "name": "AskUserQuestion", "input": {"questions": [{"question": "Which color?", "header": "Color", "multiSelect": false, "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}]}}]}`
+	p := `{"session_id": "` + sid + `", "calls": [{"tool_use_id": "toolu_p1", "name": "ExitPlanMode", "input": {}}]}`
+	out, err := sh(t, ctx, `
+grpcurl -plaintext -d '`+q+`' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"delegatedCall"' `+f+` && break; sleep 0.1; done
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_q1", "answers": {"Which color?": "Blue"}, "notes": {"Which color?": "darker please"}}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait; cat `+f+`
+grpcurl -plaintext -d '`+p+`' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"delegatedCall"' `+f+` && break; sleep 0.1; done
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_p1", "approved": true, "mode": "PERMISSION_MODE_ACCEPT_EDITS"}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait; cat `+f+`
+grpcurl -plaintext -d '{"session_id": "`+sid+`"}' `+d.addr+` toold.v1.SessionService/GetSession`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, `The user answered: \"Which color?\"=\"Blue\" notes: darker please. Read the answers carefully`,
+		"User has approved exiting plan mode. You can now proceed.", `"mode": "PERMISSION_MODE_ACCEPT_EDITS"`)
+	// Plan mode is not a way out of plan mode.
+	out, _ = sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_p1", "approved": true, "mode": "PERMISSION_MODE_PLAN"}' `+d.addr+` toold.v1.ToolService/CompleteCall 2>&1`)
+	mustContain(t, out, "InvalidArgument")
+}
+
+// A delegated call nobody completes ends with a timeout; one whose client
+// went away ends cancelled, as a permission ask does, and a late
+// CompleteCall is told the call has its result; the mode stays.
+func TestDelegationTimeoutAndClientGone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startToold(t, "--delegated-tools", "--delegate-timeout", "1s")
+	sid := createSessionMode(t, ctx, d.addr, "PERMISSION_MODE_PLAN")
+	out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_t1", "name": "ExitPlanMode", "input": {}}]}' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
+	mustContain(t, out, `"delegatedCall"`, "ERROR_KIND_TIMEOUT", "ExitPlanMode was not completed: the orchestrator gave no result within 1s.")
+
+	d = startToold(t, "--delegated-tools")
+	sid = createSessionMode(t, ctx, d.addr, "PERMISSION_MODE_PLAN")
+	out, _ = sh(t, ctx, `
+grpcurl -plaintext -max-time 2 -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_g1", "name": "ExitPlanMode", "input": {}}]}' `+d.addr+` toold.v1.ToolService/Execute 2>&1 || true
+sleep 0.5
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_g1", "approved": true}' `+d.addr+` toold.v1.ToolService/CompleteCall 2>&1 || true
+grpcurl -plaintext -d '{"session_id": "`+sid+`"}' `+d.addr+` toold.v1.SessionService/GetSession 2>&1
+true`)
+	mustContain(t, out, `"delegatedCall"`, "FailedPrecondition", "the call has its result already", `"mode": "PERMISSION_MODE_PLAN"`)
+	out, _ = sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_none", "approved": true}' `+d.addr+` toold.v1.ToolService/CompleteCall 2>&1 || true`)
+	mustContain(t, out, "NotFound", "no delegated call waits for a completion")
+}
+
+// SubagentStart hooks run when the child session is made (their context
+// goes to the orchestrator in the delegation), SubagentStop hooks when the
+// orchestrator gives the report; both learn the agent's id and type, and
+// the child inherits the parent's deny rules; as root and as a non-root
+// toold (uid 10001).
+func TestDelegationSubagentHooks(t *testing.T) {
+	t.Run("root", func(t *testing.T) { testDelegationSubagentHooks(t, -1) })
+	t.Run("uid10001", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Logf("the tests run as uid %d: the other subtest already drives a non-root toold", os.Geteuid())
+			return
+		}
+		testDelegationSubagentHooks(t, 10001)
+	})
+}
+
+func testDelegationSubagentHooks(t *testing.T, uid int) {
+	dir := t.TempDir()
+	passThrough(t, dir)
+	hook := filepath.Join(dir, "mark.sh")
+	os.WriteFile(hook, []byte(`#!/bin/bash
+in=$(cat)
+ev=$(jq -r .hook_event_name <<<"$in")
+jq -r '.agent_type + " " + .agent_id + " " + (.last_assistant_message // "")' <<<"$in" > "$CLAUDE_PROJECT_DIR/.hook-$ev"
+if [ "$ev" = SubagentStart ]; then echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "Answer in one line."}}'; fi
+`), 0o755)
+	settings := filepath.Join(dir, "settings.json")
+	os.WriteFile(settings, []byte(`{"hooks": {
+		"SubagentStart": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "`+hook+`"}]}],
+		"SubagentStop": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "`+hook+`"}]}]}}`), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startTooldAs(t, uid, "--delegated-tools", "--settings", settings)
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_BYPASS_PERMISSIONS", "permissions": {"deny": ["Bash(rm *)", "Agent(Plan)"]}}' `+d.addr+` toold.v1.SessionService/CreateSession`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	sid := regexp.MustCompile(`"id": "([a-z2-7]{26})"`).FindStringSubmatch(out)[1]
+	ws := regexp.MustCompile(`"workspace": "([^"]+)"`).FindStringSubmatch(out)[1]
+	f := t.TempDir() + "/exec.out"
+	out, err = sh(t, ctx, `
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_h1", "name": "Agent", "input": {"description": "Look", "prompt": "look", "subagent_type": "Explore", "run_in_background": false}}]}' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' `+f+` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+f+`)
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "toolu_h2", "name": "Bash", "input": {"command": "rm -f nothing"}}, {"tool_use_id": "toolu_h3", "name": "Agent", "input": {"description": "Plan", "prompt": "plan", "subagent_type": "Plan"}}]}' `+d.addr+` toold.v1.ToolService/Execute
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_h1", "text": "Nothing here."}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait; cat `+f+`
+echo "child=$CHILD"
+cat `+ws+`/.hook-SubagentStart `+ws+`/.hook-SubagentStop`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	child := regexp.MustCompile(`child=([a-z2-7]{26})`).FindStringSubmatch(out)
+	if child == nil {
+		t.Fatalf("no child:\n%s", out)
+	}
+	mustContain(t, out, `"additionalContext": [`, "Answer in one line.", `"event": "SubagentStart"`, `"event": "SubagentStop"`,
+		"Explore "+child[1]+" \n", "Explore "+child[1]+" Nothing here.",
+		"Permission to use Bash with command rm -f nothing has been denied.",
+		"Agent type 'Plan' has been denied by permission rule 'Agent(Plan)' from cliArg.")
+}
+
+// isolation "worktree" gives the subagent a git worktree of the parent's
+// repository: the child session works there, the parent's checkout is
+// untouched; outside a repository the call fails with Claude Code's text.
+func TestDelegationWorktreeIsolation(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startToold(t, "--delegated-tools")
+	sid := createSessionMode(t, ctx, d.addr, "PERMISSION_MODE_BYPASS_PERMISSIONS")
+	agentCall := func(id string) string {
+		return `{"session_id": "` + sid + `", "calls": [{"tool_use_id": "` + id + `", "name": "Agent", "input": {"description": "Isolated", "prompt": "work", "isolation": "worktree", "run_in_background": false}}]}`
+	}
+	out, _ := sh(t, ctx, `grpcurl -plaintext -d '`+agentCall("toolu_w0")+`' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
+	mustContain(t, out, "Cannot create agent worktree: not in a git repository and no WorktreeCreate hooks are configured.")
+	f := t.TempDir() + "/exec.out"
+	out, err := sh(t, ctx, `
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_w1", "name": "Bash", "input": {"command": "git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m init && echo inited"}}]}' `+d.addr+` toold.v1.ToolService/Execute | grep -c inited
+grpcurl -plaintext -d '`+agentCall("toolu_w2")+`' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' `+f+` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+f+`)
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "toolu_w3", "name": "Bash", "input": {"command": "echo child-cwd=$(pwd) && git branch --show-current && touch made-in-worktree"}}]}' `+d.addr+` toold.v1.ToolService/Execute
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_w2", "text": "done"}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_w4", "name": "Bash", "input": {"command": "ls made-in-worktree 2>&1; ls .claude/worktrees/*/made-in-worktree"}}]}' `+d.addr+` toold.v1.ToolService/Execute`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "child-cwd=", "/.claude/worktrees/", "worktree-", "No such file", "/made-in-worktree")
+}

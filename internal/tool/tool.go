@@ -63,6 +63,11 @@ type Definition struct {
 	// (Claude Code's toAutoClassifierInput). The zero value passes the
 	// whole input with long strings cut.
 	Classifier ClassifierInput
+	// DecideAs names the tool whose permission checks and rules decide
+	// this tool's calls: Monitor runs a shell command and is decided as
+	// Bash is, by Bash rules, as in Claude Code. Empty: the tool's own
+	// name.
+	DecideAs string
 }
 
 // ClassifierInput declares what of a call's input the classifier sees.

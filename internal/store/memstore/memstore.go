@@ -33,6 +33,7 @@ type entry struct {
 	// expiries orders calls by expiry (expiry.go).
 	expiries expiries
 	blobs    map[string][]byte
+	tasks    *store.TaskList
 	ver      uint64 // grows with every change of s: the ETag
 	board    board
 }

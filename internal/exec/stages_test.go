@@ -217,10 +217,10 @@ func (a *recordAsk) Ask(ctx context.Context, c *Call, dec policy.Decision, next 
 // countDenials is a DenialStore with a fixed count.
 type countDenials struct{ n, recorded int }
 
-func (d *countDenials) CountDenials(context.Context, string, time.Time, time.Duration) (int, error) {
+func (d *countDenials) CountDenials(context.Context, string, store.DenialKind, time.Time, time.Duration) (int, error) {
 	return d.n, nil
 }
-func (d *countDenials) RecordDenial(context.Context, string, time.Time, time.Duration) (int, error) {
+func (d *countDenials) RecordDenial(context.Context, string, store.DenialKind, time.Time, time.Duration) (int, error) {
 	d.recorded++
 	return d.n, nil
 }

@@ -89,7 +89,7 @@ func TestTTLRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if _, err := s.RecordDenial(ctx, "s1", now, time.Minute); err != nil {
+	if _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, now, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	calls := store.CallTimes{Lease: time.Minute, Keep: time.Hour}
@@ -108,8 +108,8 @@ func TestTTLRefresh(t *testing.T) {
 		{"SetCwd", func() error { return s.SetCwd(ctx, "s1", "/ws/b") }},
 		{"RecordRead", func() error { return s.RecordRead(ctx, "s1", "/ws/c", store.FileStamp{}) }},
 		{"ReadStamp", func() error { _, _, err := s.ReadStamp(ctx, "s1", "/ws/a"); return err }},
-		{"RecordDenial", func() error { _, err := s.RecordDenial(ctx, "s1", now, time.Minute); return err }},
-		{"CountDenials", func() error { _, err := s.CountDenials(ctx, "s1", now, time.Minute); return err }},
+		{"RecordDenial", func() error { _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
+		{"CountDenials", func() error { _, err := s.CountDenials(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
 		{"BeginCalls", func() error {
 			_, _, err := s.BeginCalls(ctx, "s1", "o", []store.Claim{{ToolUseID: "b", Fingerprint: "f"}}, calls)
 			return err
@@ -199,7 +199,7 @@ func TestKeyLayout(t *testing.T) {
 		if err := s.RecordRead(ctx, id, "/a", store.FileStamp{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RecordDenial(ctx, id, time.Now(), time.Minute); err != nil {
+		if _, err := s.RecordDenial(ctx, id, store.PersonDenials, time.Now(), time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -292,8 +292,8 @@ func TestInvalidIDs(t *testing.T) {
 			"GetSession":    second(s.GetSession(ctx, id)),
 			"DeleteSession": s.DeleteSession(ctx, id),
 			"UpdateSession": second(s.UpdateSession(ctx, id, func(*store.Session) error { return nil })),
-			"RecordDenial":  second(s.RecordDenial(ctx, id, time.Now(), time.Minute)),
-			"CountDenials":  second(s.CountDenials(ctx, id, time.Now(), time.Minute)),
+			"RecordDenial":  second(s.RecordDenial(ctx, id, store.PersonDenials, time.Now(), time.Minute)),
+			"CountDenials":  second(s.CountDenials(ctx, id, store.PersonDenials, time.Now(), time.Minute)),
 			"SetCwd":        s.SetCwd(ctx, id, "/x"),
 			"RecordRead":    s.RecordRead(ctx, id, "/x", store.FileStamp{}),
 			"ReadStamp":     third(s.ReadStamp(ctx, id, "/x")),
@@ -389,7 +389,7 @@ func TestCorruptDataFailsClosed(t *testing.T) {
 		t.Errorf("UpdateSession of a corrupt session = %v", err)
 	}
 	c.Set(ctx, k.denials, "not a zset", time.Minute)
-	if _, err := s.CountDenials(ctx, "s1", time.Now(), time.Minute); !errors.Is(err, store.ErrUnavailable) {
+	if _, err := s.CountDenials(ctx, "s1", store.PersonDenials, time.Now(), time.Minute); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("CountDenials on a key of the wrong type = %v", err)
 	}
 }
@@ -436,8 +436,8 @@ func TestRoundTrips(t *testing.T) {
 		{"SetCwd", 1, func() error { return s.SetCwd(ctx, "s1", "/ws/x") }},
 		{"RecordRead", 1, func() error { return s.RecordRead(ctx, "s1", "/a", store.FileStamp{Size: 1}) }},
 		{"ReadStamp", 1, func() error { _, _, err := s.ReadStamp(ctx, "s1", "/a"); return err }},
-		{"RecordDenial", 1, func() error { _, err := s.RecordDenial(ctx, "s1", now, time.Minute); return err }},
-		{"CountDenials", 1, func() error { _, err := s.CountDenials(ctx, "s1", now, time.Minute); return err }},
+		{"RecordDenial", 1, func() error { _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
+		{"CountDenials", 1, func() error { _, err := s.CountDenials(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
 		{"UpdateSession", 0, func() error {
 			_, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error { x.Mode = "plan"; return nil })
 			return err

@@ -47,7 +47,7 @@ type Denials interface {
 }
 
 // Source is the decision source of what the classifier decided.
-const Source = "classifier"
+const Source = exec.ClassifierSource
 
 // Defaults.
 const (
@@ -160,19 +160,12 @@ func (k *Classifier) answer(ctx context.Context, sessionID string, asked policy.
 		if reason == "" {
 			reason = "Blocked by classifier."
 		}
-		return policy.Decision{Behavior: policy.Deny, Reason: "denied by auto mode's classifier" + because(reason), Source: Source, Parts: asked.Parts, Warnings: asked.Warnings,
-			Message: deniedText(reason)}
+		return exec.ClassifierDenial(asked, reason)
 	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_ASK:
 		return toPerson(asked, Source, "auto mode's classifier leaves it to a person"+because(reason))
 	}
 	log.Warn("the classifier gave no verdict; a person decides", "verdict", int32(v))
 	return toPerson(asked, Source, "auto mode's classifier gave no verdict, so a person decides")
-}
-
-// deniedText is what the model reads: Claude Code's wording for a denial
-// by its auto mode classifier.
-func deniedText(reason string) string {
-	return "Permission for this action was denied by the Claude Code auto mode classifier. Reason: " + reason
 }
 
 // toPerson keeps the ask (its parts, warnings and suggested rules, what a

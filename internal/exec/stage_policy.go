@@ -63,6 +63,10 @@ type PolicyStage struct {
 	Classifier Classifier
 	Asks       Asker
 	Denials    DenialTracking
+	// Hooks runs the PermissionDenied hooks of a call the classifier
+	// denied; Report puts their runs on the stream.
+	Hooks  HookRunner
+	Report hookReporter
 	// Telemetry and OnDecision (the audit log) are told every decision.
 	Telemetry  *telemetry.Recorder
 	OnDecision func(ctx context.Context, c *Call, dec policy.Decision)
@@ -110,6 +114,9 @@ func (p PolicyStage) Handle(ctx context.Context, c *Call, next Handler) (*tool.R
 			text = r.dontAskText(dec)
 		default:
 			text = r.denyText(dec)
+		}
+		if reason, ok := classifierReason(dec); ok {
+			return p.permissionDenied(ctx, c, text, reason), nil
 		}
 		return nil, tool.Errorf(tool.KindPermissionDenied, "%s", text)
 	}

@@ -139,9 +139,12 @@ func TestValidateStageAnalysesACommandOnce(t *testing.T) {
 
 // fakeHooks answers each event with what the test set.
 type fakeHooks struct {
-	pre  hooks.PreOutcome
-	post hooks.PostOutcome
-	seen []hooks.ToolEvent
+	pre    hooks.PreOutcome
+	post   hooks.PostOutcome
+	denied hooks.DeniedOutcome
+	seen   []hooks.ToolEvent
+	// deniedSeen are the PermissionDenied events.
+	deniedSeen []hooks.ToolEvent
 }
 
 func (f *fakeHooks) Enabled() bool { return true }
@@ -151,6 +154,10 @@ func (f *fakeHooks) PreToolUse(_ context.Context, te hooks.ToolEvent) (hooks.Pre
 }
 func (f *fakeHooks) PermissionRequest(context.Context, hooks.ToolEvent) (hooks.PermissionOutcome, error) {
 	return hooks.PermissionOutcome{}, nil
+}
+func (f *fakeHooks) PermissionDenied(_ context.Context, te hooks.ToolEvent) (hooks.DeniedOutcome, error) {
+	f.deniedSeen = append(f.deniedSeen, te)
+	return f.denied, nil
 }
 func (f *fakeHooks) PostToolUse(_ context.Context, te hooks.ToolEvent) (hooks.PostOutcome, error) {
 	f.seen = append(f.seen, te)

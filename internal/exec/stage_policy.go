@@ -18,10 +18,12 @@ type AskConfig struct {
 	// Timeout is how long a request waits for an answer before the call is
 	// denied (default 5 minutes).
 	Timeout time.Duration
-	// DenialLimit denials within DenialWindow make further asks of the
-	// session denied at once, until the window moves past them. 0 turns
-	// this off, which is the default: Claude Code keeps asking however
-	// often it was refused (DenialWindow defaults to 5 minutes).
+	// DenialLimit permission requests people refused (or left
+	// unanswered) within DenialWindow make further asks of the session
+	// denied at once, until the window moves past them. 0 turns this off,
+	// which is the default: Claude Code keeps asking however often it was
+	// refused (DenialWindow defaults to 5 minutes). Auto mode's
+	// classifier counts its own denials apart (its brake).
 	DenialLimit  int
 	DenialWindow time.Duration
 	Now          func() time.Time

@@ -202,17 +202,27 @@ func TestKeyLayout(t *testing.T) {
 		if _, err := s.RecordDenial(ctx, id, store.PersonDenials, time.Now(), time.Minute); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := s.RecordDenial(ctx, id, store.ClassifierDenials, time.Now(), time.Minute); err != nil {
+			t.Fatal(err)
+		}
 	}
 	all, err := c.Keys(ctx, "*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Each session's three keys, and the index of their tenant ("").
-	if len(all) != 3*len(ids)+1 || c.Exists(ctx, "layout:{t:}:sessions").Val() != 1 {
+	// Each session's four keys, and the index of their tenant ("").
+	if len(all) != 4*len(ids)+1 || c.Exists(ctx, "layout:{t:}:sessions").Val() != 1 {
 		t.Fatalf("keys = %q", all)
 	}
 	for _, id := range ids {
-		want := []string{"layout:{s:" + id + "}:session", "layout:{s:" + id + "}:stamps", "layout:{s:" + id + "}:denials"}
+		// The classifier's denials expire on their own: never before the
+		// session's idle TTL, and with it at the latest once all are out
+		// of the window.
+		cd := "layout:{s:" + id + "}:cdenials"
+		if ttl, idle := c.PTTL(ctx, cd).Val(), c.PTTL(ctx, "layout:{s:"+id+"}:session").Val(); ttl <= 0 || ttl > DefaultSessionTTL || ttl < idle-time.Second {
+			t.Errorf("%s: TTL %v (the session's %v)", cd, ttl, idle)
+		}
+		want := []string{"layout:{s:" + id + "}:session", "layout:{s:" + id + "}:stamps", "layout:{s:" + id + "}:denials", cd}
 		for _, key := range want {
 			if n := c.Exists(ctx, key).Val(); n != 1 {
 				t.Errorf("missing key %s (have %q)", key, all)
@@ -454,5 +464,29 @@ func TestRoundTrips(t *testing.T) {
 		if op.want != 0 && n != op.want {
 			t.Errorf("%s cost %d round trips, want %d", op.name, n, op.want)
 		}
+	}
+}
+
+// The classifier's denials are kept for the longer of the idle TTL and
+// the window: a window longer than the TTL still sees them while the
+// session is used.
+func TestClassifierDenialsKeptForTheWindow(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, redistest.Start(t))
+	s := New(c, Options{KeyPrefix: prefix(t), SessionTTL: time.Hour})
+	mustCreate(t, s, "s1")
+	k, _ := s.keys("s1")
+	if _, err := s.RecordDenial(ctx, "s1", store.ClassifierDenials, time.Now(), 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, k.classifierDenials).Val(); ttl <= 2*time.Hour || ttl > 3*time.Hour+time.Second {
+		t.Fatalf("TTL %v, want about the 3h window", ttl)
+	}
+	// A person's denials keep the session's TTL, as before.
+	if _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, time.Now(), 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, k.denials).Val(); ttl <= 0 || ttl > time.Hour {
+		t.Fatalf("people's denials: TTL %v, want the session's hour", ttl)
 	}
 }

@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 			log.Warn("closing the sandbox and background shells", "error", err)
 		}
 	}()
+	rt.tasks = st
 	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {

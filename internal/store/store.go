@@ -194,5 +194,6 @@ type Store interface {
 	Close() error
 
 	Journal
+	TaskLists
 	Board
 }

@@ -31,6 +31,7 @@ type entry struct {
 	denials [store.ClassifierDenials + 1][]time.Time // per store.DenialKind, ascending
 	calls   map[string]*call
 	blobs   map[string][]byte
+	tasks   *store.TaskList
 	ver     uint64 // grows with every change of s: the ETag
 	board   board
 }

@@ -79,6 +79,8 @@ type config struct {
 	Delegate  delegateConfig
 
 	Connections server.Connections
+	// PprofListen is where Go's profiling endpoints listen; empty: nowhere.
+	PprofListen string
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -130,6 +132,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	limitsF := addLimitsFlags(fs)
 	delegateF := addDelegateFlags(fs)
+	pprofF := addPprofFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -205,6 +208,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	cfg.DrainDelay = *drainDelay
+	if cfg.PprofListen, err = pprofF(); err != nil {
+		return nil, err
+	}
 	if err := cfg.reach(); err != nil {
 		return nil, err
 	}

@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 			log.Warn("closing the sandbox and background shells", "error", err)
 		}
 	}()
+	rt.tasks = st
 	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {
@@ -261,6 +262,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer stopHealth()
+	_, stopPprof, err := servePprof(cfg.PprofListen, log)
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

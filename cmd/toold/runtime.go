@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/sandbox"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/filestate"
 	"github.com/toold/toold/internal/tools/read"
@@ -34,6 +35,7 @@ type runtimeFlags struct {
 
 	requireRead *bool
 	multiEdit   *bool
+	todoWrite   *bool
 	// bashTimeoutKills keeps the kill at the timeout for every command.
 	bashTimeoutKills *bool
 	readMaxTokens    *int
@@ -53,6 +55,7 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 		bashTimeoutKills: fs.Bool("bash-timeout-kills", false, "kill every Bash command at its timeout (Claude Code kills only a command whose first word is sleep, and moves any other to the background, where it keeps running)"),
 		readMaxTokens:    fs.Int("read-max-tokens", 0, "cap a text Read at this many estimated tokens (four characters each), as Claude Code does when the Messages API cannot count them: over it a read with a limit is refused and one without is cut to the lines that fit in 85% of the cap; 0 (the default) applies no cap, as Claude Code with a working API returns files its count allows"),
 		multiEdit:        fs.Bool("multiedit", false, "offer the MultiEdit tool (several edits of one file in one call, all or nothing), which Claude Code 2.1.332 does not have"),
+		todoWrite:        fs.Bool("todowrite", false, "offer TodoWrite instead of the task list tools (TaskCreate, TaskGet, TaskList, TaskUpdate), as Claude Code does with CLAUDE_CODE_ENABLE_TASKS=0; without it TodoWrite is deferred (listed by name only, loaded with ToolSearch) and still runs when called"),
 	}
 	*f.shellOutputCap = shells.DefaultMaxOutputBytes
 	*f.fetchMaxBytes = webfetch.DefaultMaxBytes
@@ -69,6 +72,8 @@ type runtimeConfig struct {
 	Files filestate.Policy
 	// MultiEdit offers the MultiEdit tool.
 	MultiEdit bool
+	// TodoWrite offers TodoWrite in place of the task list tools.
+	TodoWrite bool
 	// BashTimeoutKills kills every Bash command at its timeout.
 	BashTimeoutKills bool
 	// Read configures the Read tool.
@@ -106,6 +111,7 @@ func (f *runtimeFlags) config() (runtimeConfig, error) {
 		},
 		Files:     filestate.Policy{RequireRead: *f.requireRead},
 		MultiEdit: *f.multiEdit,
+		TodoWrite: *f.todoWrite,
 		Read:      read.Options{MaxTokens: *f.readMaxTokens},
 
 		BashTimeoutKills: *f.bashTimeoutKills,
@@ -121,6 +127,10 @@ type toolRuntime struct {
 	webfetch *webfetch.Tool
 	files    filestate.Policy
 	multi    bool
+	// todoWrite: TodoWrite in place of the task list tools.
+	todoWrite bool
+	// tasks keeps each session's task list: the state store.
+	tasks store.TaskLists
 	// delegated are the tools the orchestrator completes, if offered.
 	delegated []tool.Tool
 	read      read.Options
@@ -145,7 +155,7 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 		return nil, err
 	}
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
-		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read, delegated: cfg.Delegate.tools(),
+		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read, delegated: cfg.Delegate.tools(), todoWrite: cfg.Runtime.TodoWrite,
 		bashTimeoutKills: cfg.Runtime.BashTimeoutKills,
 		skills:           cfg.Skills.catalog(),
 		worktrees:        worktree.NewManager(worktree.Options{Sandbox: launcher})}, nil

@@ -128,3 +128,39 @@ func TestFileToolFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskListOrTodoWrite: the task list tools by default, TodoWrite
+// deferred beside them; --todowrite offers TodoWrite alone.
+func TestTaskListOrTodoWrite(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		tasks     bool
+		todoLoads bool
+	}{
+		{nil, true, false},
+		{[]string{"--todowrite"}, false, true},
+	} {
+		cfg, err := parseConfig(tc.args, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := builtinTools(&toolRuntime{todoWrite: cfg.Runtime.TodoWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"} {
+			if _, ok := reg.Lookup(name); ok != tc.tasks {
+				t.Errorf("%q: %s registered = %v", tc.args, name, ok)
+			}
+		}
+		d, ok := reg.Definition("TodoWrite")
+		if !ok || d.Deferred == tc.todoLoads {
+			t.Errorf("%q: TodoWrite registered %v, deferred %v", tc.args, ok, d.Deferred)
+		}
+		for _, name := range []string{"TaskStop", "KillShell", "Monitor", "TaskOutput"} {
+			if _, ok := reg.Lookup(name); !ok {
+				t.Errorf("%q: %s missing", tc.args, name)
+			}
+		}
+	}
+}

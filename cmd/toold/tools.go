@@ -7,11 +7,16 @@ import (
 	"github.com/toold/toold/internal/tools/glob"
 	"github.com/toold/toold/internal/tools/grep"
 	"github.com/toold/toold/internal/tools/killshell"
+	"github.com/toold/toold/internal/tools/monitor"
 	"github.com/toold/toold/internal/tools/multiedit"
 	"github.com/toold/toold/internal/tools/notebookedit"
 	"github.com/toold/toold/internal/tools/read"
 	"github.com/toold/toold/internal/tools/skill"
+	"github.com/toold/toold/internal/tools/taskcreate"
+	"github.com/toold/toold/internal/tools/taskget"
+	"github.com/toold/toold/internal/tools/tasklist"
 	"github.com/toold/toold/internal/tools/taskoutput"
+	"github.com/toold/toold/internal/tools/taskupdate"
 	"github.com/toold/toold/internal/tools/todowrite"
 	"github.com/toold/toold/internal/tools/worktree"
 	"github.com/toold/toold/internal/tools/write"
@@ -25,7 +30,8 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
 		taskoutput.New(rt.shells),
 		killshell.New(rt.shells),
-		read.New(rt.read),
+		monitor.New(monitor.Options{Shells: rt.shells, Sandbox: rt.sandbox}),
+		read.New(readOptions(rt)),
 		write.NewWith(rt.files),
 		edit.NewWith(rt.files),
 	}
@@ -37,14 +43,35 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		notebookedit.New(),
 		glob.New(),
 		grep.New(grep.Options{}),
-		todowrite.New(),
 		rt.webfetch,
 		skill.New(rt.skills),
 	)
+	if rt.todoWrite {
+		// As Claude Code with CLAUDE_CODE_ENABLE_TASKS=0: TodoWrite
+		// alone.
+		tools = append(tools, todowrite.New())
+	} else {
+		// Claude Code 2.1.332's task list, kept in the store for each
+		// session. TodoWrite stays for the clients whose models call it:
+		// deferred, so the model sees one task list, and run when called.
+		tools = append(tools,
+			taskcreate.New(rt.tasks), taskget.New(rt.tasks), tasklist.New(rt.tasks), taskupdate.New(rt.tasks),
+			tool.Defer(todowrite.New()))
+	}
 	if rt.sessions != nil {
 		enter, exit := worktree.New(rt.worktrees, rt.sessions)
 		tools = append(tools, enter, exit)
 	}
 	tools = append(tools, rt.delegated...)
 	return tool.NewRegistry(tools...)
+}
+
+// readOptions are Read's options, with the background tasks whose output
+// files Read also reads (by their handles).
+func readOptions(rt *toolRuntime) read.Options {
+	o := rt.read
+	if rt.shells != nil {
+		o.Tasks = rt.shells
+	}
+	return o
 }

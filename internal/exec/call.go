@@ -94,9 +94,14 @@ func (c *Call) Cwd() string {
 	return c.Files.Primary()
 }
 
-// PolicyRequest is what the decider sees of the call.
+// PolicyRequest is what the decider sees of the call: the call as one of
+// the tool it is decided as (tool.Definition.DecideAs), if any.
 func (c *Call) PolicyRequest() policy.Request {
 	s := c.Session
+	name := c.ToolName()
+	if c.Tool != nil && c.Def.DecideAs != "" {
+		name = c.Def.DecideAs
+	}
 	isolated := ""
 	if s.Worktree != "" {
 		isolated = s.Workspace
@@ -104,7 +109,7 @@ func (c *Call) PolicyRequest() policy.Request {
 	return policy.Request{
 		Isolated:  isolated,
 		SessionID: s.ID,
-		Tool:      c.ToolName(),
+		Tool:      name,
 		Input:     c.Input,
 		Args:      c.Args,
 		Shell:     c.Shell,

@@ -297,10 +297,13 @@ func checkObject(n *schemaNode, obj map[string]any, path []any, order []string, 
 }
 
 func missingIssue(n *schemaNode, path []any) issue {
-	exp := "unknown"
 	if n.hasEnum {
-		exp = "enum"
-	} else if len(n.types) > 0 {
+		// zod's enum reports an absent value as any other it does not
+		// list (recorded: ExitWorktree without action).
+		return issue{code: "invalid_value", values: n.enum, path: path, message: enumMessage(n.enum)}
+	}
+	exp := "unknown"
+	if len(n.types) > 0 {
 		exp = zodType(n.types[0])
 	}
 	return issue{code: "invalid_type", missing: true, expected: exp, received: "undefined", path: path,

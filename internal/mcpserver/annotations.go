@@ -6,7 +6,7 @@ import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 // knows of each (the traits its calls report, the reach of the tool):
 // readOnlyHint for the tools whose every call only reads (Bash's calls are
 // read-only only for some commands, so Bash is not), destructiveHint for
-// those that may overwrite or delete (Bash, the file writers, KillShell),
+// those that may overwrite or delete (Bash, the file writers, TaskStop),
 // idempotentHint for reads that change nothing when repeated, and
 // openWorldHint for the tools that reach beyond the session's workspace
 // (Bash's commands may use the network; WebFetch does). Tools toold does not
@@ -17,8 +17,13 @@ var builtinAnnotations = map[string]*sdk.ToolAnnotations{
 	"MultiEdit":    writes(true, false),
 	"NotebookEdit": writes(true, false),
 	"Write":        writes(true, false),
-	"KillShell":    writes(true, false),
+	"TaskStop":     writes(true, false),
+	"Monitor":      writes(true, true),
 	"TodoWrite":    writes(false, false),
+	"TaskCreate":   writes(false, false),
+	"TaskUpdate":   writes(false, false),
+	"TaskGet":      reads(true, false),
+	"TaskList":     reads(true, false),
 	"Read":         reads(true, false),
 	"Glob":         reads(true, false),
 	"Grep":         reads(true, false),

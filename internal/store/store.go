@@ -193,5 +193,6 @@ type Store interface {
 	Close() error
 
 	Journal
+	TaskLists
 	Board
 }

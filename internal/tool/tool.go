@@ -32,6 +32,10 @@ type Definition struct {
 	// property path, "[]" standing for an array's items, a space and the
 	// keyword: "todos[].content minLength".
 	InputMessages map[string]string
+	// MayOmit names top-level parameters the schema lists as required
+	// (so the model sees them so) that a call may still leave out, as
+	// Claude Code's own check lets it (TaskCreate's description).
+	MayOmit []string
 
 	// What the engine must know about a tool is declared here, never
 	// recognised by its name.
@@ -53,6 +57,10 @@ type Definition struct {
 	ListsPaths bool
 	// FetchesURL: a deny rule's refusal names the rule's domain.
 	FetchesURL bool
+	// MovesSession: a call changes the session's directories or mode
+	// (EnterWorktree, ExitWorktree, ExitPlanMode): the calls after it in
+	// its batch are prepared again on the session it leaves.
+	MovesSession bool
 	// MCP: the tool is an MCP server's; a PostToolUse hook replaces its
 	// output with updatedMCPToolOutput.
 	MCP bool
@@ -63,6 +71,11 @@ type Definition struct {
 	// (Claude Code's toAutoClassifierInput). The zero value passes the
 	// whole input with long strings cut.
 	Classifier ClassifierInput
+	// DecideAs names the tool whose permission checks and rules decide
+	// this tool's calls: Monitor runs a shell command and is decided as
+	// Bash is, by Bash rules, as in Claude Code. Empty: the tool's own
+	// name.
+	DecideAs string
 }
 
 // ClassifierInput declares what of a call's input the classifier sees.

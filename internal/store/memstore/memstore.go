@@ -30,9 +30,12 @@ type entry struct {
 	stamps  map[string]store.FileStamp
 	denials []time.Time // ascending
 	calls   map[string]*call
-	blobs   map[string][]byte
-	ver     uint64 // grows with every change of s: the ETag
-	board   board
+	// expiries orders calls by expiry (expiry.go).
+	expiries expiries
+	blobs    map[string][]byte
+	tasks    *store.TaskList
+	ver      uint64 // grows with every change of s: the ETag
+	board    board
 }
 
 // session returns a copy with the ETag set.

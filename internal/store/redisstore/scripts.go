@@ -158,6 +158,21 @@ if not v then return {0} end
 return {1, v}
 `)
 
+// scriptSetTasks: ARGV[2] = field, ARGV[3] = the value the caller read
+// ("" for none), ARGV[4] = the new value. A compare-and-set of the task
+// list: it stores the new value only if the list is still the one read,
+// and returns 1; 0 when another writer got there first (read again and
+// retry), nil if the session is absent. No update is ever lost: each one
+// is computed from the value it replaces.
+var scriptSetTasks = redis.NewScript(touch + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local cur = redis.call('HGET', KEYS[2], ARGV[2]) or ''
+if cur ~= ARGV[3] then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
+touch()
+return 1
+`)
+
 // scriptRecordDenial: ARGV[2] = at, ARGV[3] = at-window (both integer
 // microseconds), ARGV[4] = a unique member (two denials at the same instant
 // count twice). Adds the denial, drops those at or before at-window and
@@ -408,7 +423,7 @@ return {st, expired, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[1], '+'), {}}
 // allScripts are preloaded by Open.
 var allScripts = []*redis.Script{
 	scriptCreate, scriptGet, scriptMarkDeleted, scriptPurgeCalls, scriptSetCwd,
-	scriptRecordRead, scriptReadStamp, scriptRecordDenial, scriptCountDenials,
+	scriptRecordRead, scriptReadStamp, scriptSetTasks, scriptRecordDenial, scriptCountDenials,
 	scriptResolve, scriptBeginCalls, scriptAppendEvents, scriptFinishCall,
 	scriptReleaseCall, scriptRenewLease, scriptReadEvents, scriptCommitCall,
 	scriptGetBlob,

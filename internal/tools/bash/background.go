@@ -31,7 +31,7 @@ func (c *call) runBackground(ctx context.Context, env *tool.Env) (*tool.Result, 
 	}
 	if sb := c.tool.sandbox; sb != nil {
 		// No context: a background shell outlives the call that
-		// started it, until KillShell or the end of its session.
+		// started it, until TaskStop or the end of its session.
 		proc, err := sb.Command(context.Background(), sandbox.Request{
 			SessionID: env.SessionID,
 			Dirs:      env.Files.Dirs(),
@@ -48,7 +48,7 @@ func (c *call) runBackground(ctx context.Context, env *tool.Env) (*tool.Result, 
 	info, err := reg.Start(env.SessionID, spec)
 	switch {
 	case errors.Is(err, shells.ErrLimit):
-		return nil, tool.Failf("The command was not started: this session already has %d background shells running, as many as it may have. Stop one with the KillShell tool first.", len(reg.List(env.SessionID)))
+		return nil, tool.Failf("The command was not started: this session already has %d background shells running, as many as it may have. Stop one with the TaskStop tool first.", len(reg.List(env.SessionID)))
 	case errors.Is(err, shells.ErrClosed):
 		return nil, tool.Errorf(tool.KindUnavailable, "The server is shutting down; background commands cannot be started.")
 	case err != nil:
@@ -77,7 +77,10 @@ func sessionEnviron(env *tool.Env) []string {
 	return env.Environ
 }
 
-// backgroundStarted is the result of a command started in the background.
+// backgroundStarted is the result of a command started in the background:
+// Claude Code's, naming the task's output file (its handle, which Read
+// takes as file_path). toold sends no notification when the command
+// ends, so Claude Code's promise of one is left out.
 func backgroundStarted(id string) string {
-	return fmt.Sprintf("Command running in background with ID: %s. Read its output with the TaskOutput tool (task_id %q); stop it with the KillShell tool.", id, id)
+	return fmt.Sprintf("Command running in background with ID: %s. Output is being written to: %s. To check interim output, use Read on that file path.", id, tool.TaskOutputHandle(id))
 }

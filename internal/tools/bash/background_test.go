@@ -38,7 +38,7 @@ func startBackground(t *testing.T, tl tool.Tool, env *tool.Env, in map[string]an
 		t.Fatal(err)
 	}
 	id, _ := res.Meta["task_id"].(string)
-	if id == "" || res.IsError || !strings.Contains(tooltest.Text(res), id) || !strings.Contains(tooltest.Text(res), "TaskOutput") {
+	if id == "" || res.IsError || !strings.Contains(tooltest.Text(res), id) || !strings.Contains(tooltest.Text(res), tool.TaskOutputHandle(id)) {
 		t.Fatalf("background start result: %q %v", tooltest.Text(res), res.Meta)
 	}
 	return id
@@ -157,7 +157,7 @@ func TestBackgroundLimit(t *testing.T) {
 	startBackground(t, tl, env, map[string]any{"command": "exec sleep 300"})
 	_, err = run(t, tl, env, map[string]any{"command": "true", "run_in_background": true})
 	var te *tool.Error
-	if !errors.As(err, &te) || te.Kind != tool.KindFailed || !strings.Contains(te.Msg, "KillShell") {
+	if !errors.As(err, &te) || te.Kind != tool.KindFailed || !strings.Contains(te.Msg, "TaskStop") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -41,13 +41,13 @@ var inputSchema = json.RawMessage(`{
 // backgroundNote is the usage note added to the description when the
 // server keeps background shells.
 const backgroundNote = `
-- run_in_background: true starts the command and returns at once with its shell ID, without waiting for it to end: use it for servers, watchers and long builds or test runs. Read what the command prints with the TaskOutput tool (each call returns what was written since the previous one; block waits for the command to finish) and stop it with the KillShell tool. The timeout does not apply: the command runs until it ends, is stopped, or the session is closed, and when it ends whatever it left running is killed. Do not add "&" to the command for this.`
+- run_in_background: true starts the command and returns at once with its shell ID, without waiting for it to end: use it for servers, watchers and long builds or test runs. The result names the command's output file (standard output and error together, with a last line saying how the command ended once it has): read it with the Read tool, as often as needed, and stop the command with the TaskStop tool. The timeout does not apply: the command runs until it ends, is stopped, or the session is closed, and when it ends whatever it left running is killed. Do not add "&" to the command for this.`
 
 // runInBackgroundProperty is the schema of run_in_background, in the
 // words Claude Code documents for it.
 const runInBackgroundProperty = `{
   "type": "boolean",
-  "description": "Set to true to run this command in the background. Use TaskOutput to read the output later."
+  "description": "Set to true to run this command in the background. Read its output later from the output file the result names."
 }`
 
 var (

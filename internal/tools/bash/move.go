@@ -114,17 +114,18 @@ func (c *call) moveToBackground(env *tool.Env, proc shells.Process, out *capture
 }
 
 // movedText is Claude Code's notice for a command moved to the background
-// at its timeout, with toold's means of reading and stopping it (the
-// output is read with TaskOutput, not from a file). The timeout is in
-// whole seconds, rounded to the nearest.
+// at its timeout, naming the task's output file (its handle, which Read
+// takes as file_path). toold neither notifies when the command ends nor
+// stops it after 10 minutes, so those two sentences of Claude Code's are
+// left out. The timeout is in whole seconds, rounded to the nearest.
 func movedText(timeout time.Duration, id string, empty bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Command did not complete within its %s timeout and was moved to the background (ID: %s). Its output is kept by the server: read it with the TaskOutput tool (task_id %q). ", roundSeconds(timeout), id, id)
+	fmt.Fprintf(&b, "Command did not complete within its %s timeout and was moved to the background (ID: %s). Output is being written to: %s. ", roundSeconds(timeout), id, tool.TaskOutputHandle(id))
 	b.WriteString("It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop.")
 	if empty {
-		b.WriteString(" No output had been read from it when it was moved. A program that buffers its output, or a pipe into one such as tail, can keep the output empty until the command finishes.")
+		b.WriteString(" No output had been read from it when it was moved. A program that buffers its output, or a pipe into one such as tail, can keep the output file empty until the command finishes.")
 	}
-	b.WriteString(" To check interim output, use TaskOutput with that ID.")
+	b.WriteString(" To check interim output, use Read on that file path.")
 	return b.String()
 }
 

@@ -1,23 +1,23 @@
 package killshell
 
-const description = `Stops a background shell: a command the Bash tool started with run_in_background.
+const description = `Stops a background task of this session: a command the Bash tool runs in the background (run_in_background, or moved there at its timeout) or a Monitor.
 
-- shell_id is the shell ID the Bash call returned (task_id is accepted too).
-- The command and every process it started are killed at once (the shell's whole process group, with SIGKILL); the call returns once the command has ended.
-- The shell stays listed as killed, and what it wrote before it was stopped can still be read with the TaskOutput tool.
-- Stopping a shell that has already ended is an error that gives its status and exit code.
-- Background shells also end when the session ends.`
+- task_id is the task's ID, as the Bash or Monitor call gave it (shell_id is its older name and is accepted too).
+- The command and every process it started are killed at once (its whole process group); the call returns once it has ended.
+- What the task wrote before it was stopped stays readable in its output file.
+- A task that has already ended, or an ID this session does not have, is answered "No task found with ID: …".
+- Use it to end a task that is no longer needed; background tasks also end when the session ends.`
 
 const inputSchema = `{
   "type": "object",
   "properties": {
-    "shell_id": {
-      "type": "string",
-      "description": "The ID of the background shell to stop."
-    },
     "task_id": {
       "type": "string",
-      "description": "The ID of the background task to stop (the same ID as shell_id)."
+      "description": "The ID of the background task to stop"
+    },
+    "shell_id": {
+      "type": "string",
+      "description": "Deprecated: use task_id instead"
     }
   },
   "additionalProperties": false

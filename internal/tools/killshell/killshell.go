@@ -1,5 +1,16 @@
-// Package killshell is the KillShell tool (also answering to TaskStop): it
-// stops a background shell of the session, with every process it started.
+// Package killshell is the TaskStop tool (also answering to its older name
+// KillShell): it stops a background task of the session (a Bash command run
+// with run_in_background or moved to the background, or a Monitor), with
+// every process it started.
+//
+// Decisions, following Claude Code 2.1.332 as recorded: task_id names the
+// task, shell_id (deprecated) is read when task_id is missing or empty;
+// neither gives "Missing required parameter: task_id". The result of a stop
+// is Claude Code's JSON text (message, task_id, task_type, command). A task
+// the session does not have, or one that has already ended, is "No task
+// found with ID: …", as in Claude Code, where an ended task is no longer a
+// task to stop; toold still keeps an ended task's output readable (its
+// output file, TaskOutput). Another session's task is not found either.
 package killshell
 
 import (
@@ -13,17 +24,24 @@ import (
 	"github.com/toold/toold/internal/tools/shells"
 )
 
-// New returns the KillShell tool over the session shells of reg.
+// Name is the tool's name; Alias its older one.
+const (
+	Name  = "TaskStop"
+	Alias = "KillShell"
+)
+
+// New returns the TaskStop tool over the session shells of reg.
 func New(reg *shells.Registry) tool.Tool { return &killTool{reg: reg} }
 
 type killTool struct{ reg *shells.Registry }
 
 func (t *killTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:        "KillShell",
+		Name:        Name,
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
-		Aliases:     []string{"TaskStop"},
+		Aliases:     []string{Alias},
+		SearchHint:  "kill stop background shell task monitor",
 	}
 }
 
@@ -35,17 +53,17 @@ type input struct {
 func (t *killTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 	var in input
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, tool.InvalidInputf("Invalid input for KillShell: %v", err)
+		return nil, tool.InvalidInputf("Invalid input for TaskStop: %v", err)
 	}
 	switch {
-	case in.ShellID != nil && in.TaskID != nil && *in.ShellID != *in.TaskID:
-		return nil, tool.InvalidInputf("shell_id and task_id name different shells; give one of them")
-	case in.ShellID != nil && *in.ShellID != "":
-		return &call{tool: t, id: *in.ShellID}, nil
 	case in.TaskID != nil && *in.TaskID != "":
 		return &call{tool: t, id: *in.TaskID}, nil
+	case in.ShellID != nil && *in.ShellID != "":
+		return &call{tool: t, id: *in.ShellID}, nil
 	}
-	return nil, tool.InvalidInputf("shell_id is required: give the ID the Bash call with run_in_background returned")
+	// No id: refused when the call runs, after the permission check, as
+	// Claude Code's own check of the input does.
+	return &call{tool: t}, nil
 }
 
 type call struct {
@@ -53,52 +71,59 @@ type call struct {
 	id   string
 }
 
-// Traits: a stop changes no file and touches only its own shell, so it may
-// run beside other calls.
-func (c *call) Traits() tool.Traits { return tool.Traits{ConcurrencySafe: true} }
+// Traits: a stop changes no file and touches only the session's own task,
+// so it may run beside other calls, and it needs no approval, as in Claude
+// Code (declared read-only, which is what the policy allows without asking;
+// deny rules and hooks still apply).
+func (c *call) Traits() tool.Traits { return tool.Traits{ReadOnly: true, ConcurrencySafe: true} }
 
 func (c *call) Activity() tool.Activity {
 	return tool.Activity{Summary: "Stop " + c.id}
 }
 
+// stopped is Claude Code's result of a stop.
+type stopped struct {
+	Message  string `json:"message"`
+	TaskID   string `json:"task_id"`
+	TaskType string `json:"task_type"`
+	Command  string `json:"command"`
+}
+
+// jsonText writes v as JavaScript's JSON.stringify does, which is what
+// Claude Code's text is: &, < and > as they are, not escaped for HTML.
+func jsonText(v any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	if c.id == "" {
+		return nil, tool.InvalidInputf("Missing required parameter: task_id")
+	}
 	info, err := c.tool.reg.Kill(ctx, env.SessionID, c.id)
 	switch {
-	case errors.Is(err, shells.ErrNotFound):
-		return nil, tool.InvalidInputf("%s", c.tool.reg.Unknown(env.SessionID, c.id))
-	case errors.Is(err, shells.ErrNotRunning):
-		return nil, tool.Failf("Shell %s is not running: it has %s with exit code %d, so nothing was stopped. Its output can still be read with the TaskOutput tool.", c.id, ended(info.State), info.ExitCode)
+	case errors.Is(err, shells.ErrNotFound), errors.Is(err, shells.ErrNotRunning):
+		return nil, tool.Errorf(tool.KindNotFound, "No task found with ID: %s", c.id)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case err != nil:
 		return nil, tool.Errorf(tool.KindInternal, "stopping %s failed: %v", c.id, err)
 	}
-	text := fmt.Sprintf("Killed background shell %s (%s) and every process it started.", c.id, summary(info))
+	text, err := jsonText(stopped{
+		Message:  fmt.Sprintf("Successfully stopped task: %s (%s)", info.ID, info.Command),
+		TaskID:   info.ID,
+		TaskType: info.Kind.TaskType(),
+		Command:  info.Command,
+	})
+	if err != nil {
+		return nil, err
+	}
 	r := tool.Text(text)
 	r.Meta = map[string]any{"task_id": info.ID, "status": info.State.String(), "exit_code": info.ExitCode}
 	return r, nil
-}
-
-// ended words how a shell that is no longer running ended.
-func ended(s shells.State) string {
-	switch s {
-	case shells.Completed:
-		return "completed"
-	case shells.Killed:
-		return "been killed"
-	}
-	return "failed"
-}
-
-// summary names a shell by its description, else its command's first line.
-func summary(info shells.Info) string {
-	s := info.Description
-	if strings.TrimSpace(s) == "" {
-		s = info.Command
-	}
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:79]) + "…"
-	}
-	return s
 }

@@ -60,30 +60,36 @@ func (f *fixture) kill(t *testing.T, env *tool.Env, in map[string]any) (*tool.Re
 func TestDefinition(t *testing.T) {
 	f := setup(t)
 	d := f.killer.Definition()
-	if d.Name != "KillShell" || len(d.Aliases) != 1 || d.Aliases[0] != "TaskStop" {
+	if d.Name != "TaskStop" || len(d.Aliases) != 1 || d.Aliases[0] != "KillShell" {
 		t.Fatalf("definition: %s %v", d.Name, d.Aliases)
 	}
 	r, err := tool.NewRegistry(f.bash, f.output, f.killer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := r.Lookup("TaskStop"); !ok || got != f.killer {
-		t.Fatal("TaskStop does not reach KillShell")
+	if got, ok := r.Lookup("KillShell"); !ok || got != f.killer {
+		t.Fatal("KillShell does not reach TaskStop")
 	}
 }
 
+// TestParseErrors: neither id is Claude Code's "Missing required
+// parameter: task_id"; with both, task_id is the one stopped.
 func TestParseErrors(t *testing.T) {
 	f := setup(t)
 	for name, in := range map[string]map[string]any{
-		"no id":    {},
-		"empty id": {"shell_id": ""},
-		"two ids":  {"shell_id": "bash_a", "task_id": "bash_b"},
+		"no id":     {},
+		"empty id":  {"shell_id": ""},
+		"empty ids": {"shell_id": "", "task_id": ""},
 	} {
 		_, err := f.kill(t, f.env, in)
 		var te *tool.Error
-		if !errors.As(err, &te) || te.Kind != tool.KindInvalidInput {
+		if !errors.As(err, &te) || te.Kind != tool.KindInvalidInput || te.Msg != "Missing required parameter: task_id" {
 			t.Errorf("%s: err = %v, want invalid input", name, err)
 		}
+	}
+	_, err := f.kill(t, f.env, map[string]any{"task_id": "a", "shell_id": "b"})
+	if err == nil || err.Error() != "No task found with ID: a" {
+		t.Errorf("both ids: %v, want task_id's", err)
 	}
 }
 
@@ -91,7 +97,8 @@ func TestKillsTheWholeTree(t *testing.T) {
 	for _, field := range []string{"shell_id", "task_id"} {
 		t.Run(field, func(t *testing.T) {
 			f := setup(t)
-			id := f.background(t, "bash -c 'sleep 300 & sleep 300; wait' & sleep 300; wait")
+			const cmd = "bash -c 'sleep 300 & sleep 300; wait' & sleep 300; wait"
+			id := f.background(t, cmd)
 			info, err := f.reg.Status(f.env.SessionID, id)
 			if err != nil {
 				t.Fatal(err)
@@ -102,7 +109,8 @@ func TestKillsTheWholeTree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if text := tooltest.Text(res); !strings.Contains(text, "Killed background shell "+id) || res.Meta["status"] != "killed" {
+			want := `{"message":"Successfully stopped task: ` + id + ` (` + cmd + `)","task_id":"` + id + `","task_type":"local_bash","command":"` + cmd + `"}`
+			if text := tooltest.Text(res); text != want || res.Meta["status"] != "killed" {
 				t.Fatalf("result: %q %v", text, res.Meta)
 			}
 			waitGroup(t, info.PID, func(n int) bool { return n == 0 })
@@ -113,7 +121,7 @@ func TestKillsTheWholeTree(t *testing.T) {
 			}
 			_, err = f.kill(t, f.env, map[string]any{field: id})
 			var te *tool.Error
-			if !errors.As(err, &te) || te.Kind != tool.KindFailed || !strings.Contains(te.Msg, "not running") {
+			if !errors.As(err, &te) || te.Kind != tool.KindNotFound || te.Msg != "No task found with ID: "+id {
 				t.Fatalf("second kill: %v", err)
 			}
 		})
@@ -128,7 +136,7 @@ func TestEndedShell(t *testing.T) {
 	}
 	_, err := f.kill(t, f.env, map[string]any{"shell_id": id})
 	var te *tool.Error
-	if !errors.As(err, &te) || te.Kind != tool.KindFailed || !strings.Contains(te.Msg, "failed with exit code 2") {
+	if !errors.As(err, &te) || te.Kind != tool.KindNotFound || te.Msg != "No task found with ID: "+id {
 		t.Fatalf("kill of an ended shell: %v", err)
 	}
 }
@@ -143,7 +151,7 @@ func TestOtherSessionCannotKill(t *testing.T) {
 	const never = "bash_ffffffffffff"
 	_, unknown := f.kill(t, other, map[string]any{"shell_id": never})
 	var te *tool.Error
-	if !errors.As(foreign, &te) || te.Kind != tool.KindInvalidInput || foreign.Error() != strings.ReplaceAll(unknown.Error(), never, id) {
+	if !errors.As(foreign, &te) || te.Kind != tool.KindNotFound || foreign.Error() != strings.ReplaceAll(unknown.Error(), never, id) {
 		t.Fatalf("foreign kill: %v\nunknown: %v", foreign, unknown)
 	}
 	if info, _ := f.reg.Status(f.env.SessionID, id); info.State != shells.Running {

@@ -13,6 +13,9 @@ import (
 
 // Options tunes the limits of Read. Zero fields take the defaults.
 type Options struct {
+	// Tasks opens the output files of the session's background tasks
+	// (their handles, tool.TaskOutputHandle). Nil: no handle names a file.
+	Tasks TaskOutputs
 	// MaxOutputBytes caps the text of one result (default 90,000). It stays
 	// under the engine's 100,000-character cut so that the note telling the
 	// model where to continue is never the part cut away.

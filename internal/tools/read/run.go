@@ -37,6 +37,9 @@ func (c *call) run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if id, ok := tool.ParseResultHandle(c.path); ok {
 		return c.stored(ctx, env, id)
 	}
+	if id, ok := tool.ParseTaskOutputHandle(c.path); ok {
+		return c.taskOutput(ctx, env, id)
+	}
 	t, err := filestate.Locate(env, c.path)
 	if err != nil {
 		return nil, err

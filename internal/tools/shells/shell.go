@@ -38,7 +38,9 @@ func (s State) String() string {
 
 // Info describes a shell.
 type Info struct {
-	ID          string
+	ID string
+	// Kind is what started the shell.
+	Kind        Kind
 	Command     string
 	Description string
 	Dir         string
@@ -61,6 +63,7 @@ type Info struct {
 // shell is one background command.
 type shell struct {
 	id, command, description, dir string
+	kind                          Kind
 	pid                           int
 	proc                          Process
 	started                       time.Time
@@ -81,6 +84,9 @@ type shell struct {
 	signal   syscall.Signal
 	ended    time.Time
 
+	// wmu serialises writes to out from the shell's copy goroutines.
+	wmu sync.Mutex
+
 	// readMu serialises reads, so that two readers never get the same
 	// output; cursor is the offset where the next read starts.
 	readMu sync.Mutex
@@ -95,7 +101,7 @@ func (sh *shell) info() Info {
 		code = -1
 	}
 	return Info{
-		ID: sh.id, Command: sh.command, Description: sh.description, Dir: sh.dir,
+		ID: sh.id, Kind: sh.kind, Command: sh.command, Description: sh.description, Dir: sh.dir,
 		PID: sh.pid, State: sh.state, ExitCode: code, Signal: sh.signal,
 		Started: sh.started, Ended: sh.ended, OutputBytes: sh.out.written(),
 	}
@@ -114,9 +120,12 @@ func (sh *shell) kill() bool {
 	return true
 }
 
-// copyOutput moves the shell's output from the pipe to the spool until
-// every writer has closed it (or the pipe is closed under it).
-func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
+// copyOutput moves output from one pipe to the spool until every writer
+// has closed it (or the pipe is closed under it). onData, when set, sees
+// every piece too (a Monitor's standard output). A shell with a separate
+// standard output pipe runs two of these, which wmu keeps from writing to
+// the spool at once.
+func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}, onData func([]byte)) {
 	defer close(copied)
 	buf := make([]byte, 32<<10)
 	for {
@@ -129,7 +138,12 @@ func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
 			if len(sh.hide) > 0 && bytes.Contains(p, sh.hide) {
 				p = bytes.ReplaceAll(p, sh.hide, nil)
 			}
+			sh.wmu.Lock()
 			sh.out.write(p)
+			sh.wmu.Unlock()
+			if onData != nil {
+				onData(p)
+			}
 		}
 		if err != nil {
 			return
@@ -137,24 +151,36 @@ func (sh *shell) copyOutput(r *os.File, copied chan<- struct{}) {
 	}
 }
 
+// pipe is one output pipe of a shell and the signal that its copy is done.
+type pipe struct {
+	r      *os.File
+	copied <-chan struct{}
+}
+
 // wait reaps bash, kills what is left of it (a shell ends with its
 // command, as a foreground Bash call does), collects the last of the output
 // and records how the shell ended.
-func (sh *shell) wait(proc Process, r *os.File, copied <-chan struct{}) {
+func (sh *shell) wait(proc Process, pipes []pipe) {
 	proc.Wait()
 	sh.mu.Lock()
 	sh.reaped = true
 	sh.mu.Unlock()
 	timer := time.NewTimer(pipeGrace)
-	select {
-	case <-copied:
-	case <-timer.C:
-		// Closing the read end makes the pending read fail.
-		r.Close()
-		<-copied
+	for _, p := range pipes {
+		select {
+		case <-p.copied:
+		case <-timer.C:
+			// Closing the read ends makes the pending reads fail.
+			for _, q := range pipes {
+				q.r.Close()
+			}
+			<-p.copied
+		}
 	}
 	timer.Stop()
-	r.Close()
+	for _, p := range pipes {
+		p.r.Close()
+	}
 	sh.out.finish()
 	sh.end(proc)
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -31,7 +32,9 @@ const (
 var (
 	// ErrNotFound: no shell of that id in that session. A shell of another
 	// session gets the same error.
-	ErrNotFound = errors.New("shells: no such shell")
+	// It is a kind of fs.ErrNotExist: no such task means no such output
+	// file.
+	ErrNotFound = fmt.Errorf("shells: no such shell: %w", fs.ErrNotExist)
 	// ErrNotRunning: the shell has already ended.
 	ErrNotRunning = errors.New("shells: shell is not running")
 	// ErrLimit: the session has as many running shells as it may keep.
@@ -110,6 +113,16 @@ func (r *Registry) Status(sessionID, id string) (Info, error) {
 		return Info{}, err
 	}
 	return sh.info(), nil
+}
+
+// Done returns a channel closed once the shell has ended and its output
+// is final.
+func (r *Registry) Done(sessionID, id string) (<-chan struct{}, error) {
+	sh, err := r.lookup(sessionID, id)
+	if err != nil {
+		return nil, err
+	}
+	return sh.done, nil
 }
 
 // List returns a session's shells, oldest first.

@@ -27,6 +27,13 @@ type Spec struct {
 	// Command and Description are kept for listings and messages.
 	Command     string
 	Description string
+	// Kind is what starts the shell (Bash by default).
+	Kind Kind
+	// OnStdout, when set, gets the command's standard output as it
+	// arrives, from a pipe of its own (standard error then goes to the
+	// spool only); it must not block, and must copy what it keeps. Nil:
+	// standard output and error share one pipe.
+	OnStdout func([]byte)
 	// Process, when set, is the command prepared by a launcher (the
 	// sandbox), which then starts, waits for and kills it; Path, Args,
 	// Dir and Env are not used. Nil: the shell runs Path itself in a
@@ -133,6 +140,14 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shells: output pipe: %w", err)
 	}
+	var outR, outW *os.File
+	if spec.OnStdout != nil {
+		if outR, outW, err = os.Pipe(); err != nil {
+			pr.Close()
+			pw.Close()
+			return nil, fmt.Errorf("shells: output pipe: %w", err)
+		}
+	}
 	proc := spec.Process
 	if proc == nil {
 		cmd := &exec.Cmd{Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Env: env}
@@ -141,16 +156,25 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	}
 	cmd := proc.Exec()
 	cmd.Stdout, cmd.Stderr = pw, pw
+	if outW != nil {
+		cmd.Stdout = outW
+	}
 	err = proc.Start()
 	// The child holds its own copy of the write end; ours must go so that
 	// the read end sees EOF when the last process writing to it ends.
 	pw.Close()
+	if outW != nil {
+		outW.Close()
+	}
 	if err != nil {
 		pr.Close()
+		if outR != nil {
+			outR.Close()
+		}
 		return nil, err
 	}
 	sh := &shell{
-		id: id, command: spec.Command, description: spec.Description, dir: spec.Dir,
+		id: id, command: spec.Command, description: spec.Description, dir: spec.Dir, kind: spec.Kind,
 		hide:    scriptPrefix(proc),
 		pid:     cmd.Process.Pid,
 		started: time.Now(),
@@ -158,9 +182,15 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 		done:    make(chan struct{}),
 	}
 	copied := make(chan struct{})
-	go sh.copyOutput(pr, copied)
+	go sh.copyOutput(pr, copied, nil)
+	pipes := []pipe{{pr, copied}}
+	if outR != nil {
+		outCopied := make(chan struct{})
+		go sh.copyOutput(outR, outCopied, spec.OnStdout)
+		pipes = append(pipes, pipe{outR, outCopied})
+	}
 	sh.proc = proc
-	go sh.wait(proc, pr, copied)
+	go sh.wait(proc, pipes)
 	return sh, nil
 }
 

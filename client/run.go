@@ -72,16 +72,29 @@ func (c *Client) Run(ctx context.Context, sessionID string, content json.RawMess
 // is for the request (no such session, a reused id) or for toold staying
 // out of reach past the backoff's attempts.
 func (c *Client) RunToolUses(ctx context.Context, sessionID string, uses []ToolUse, h *Handlers) ([]json.RawMessage, error) {
+	r, err := c.newRun(sessionID, uses, h)
+	if err != nil || len(uses) == 0 {
+		return r.results, err
+	}
+	results, err := r.loop(ctx)
+	if err != nil && ctx.Err() != nil {
+		r.cancelPending(ctx)
+	}
+	return results, err
+}
+
+// newRun checks the blocks and makes their calls.
+func (c *Client) newRun(sessionID string, uses []ToolUse, h *Handlers) (*run, error) {
 	if h == nil {
 		h = &Handlers{}
 	}
 	r := &run{c: c, sid: sessionID, h: h, idx: map[string]int{}, answered: map[string]bool{}}
 	for i, u := range uses {
 		if u.ID == "" || u.Name == "" {
-			return nil, fmt.Errorf("tool_use block %d: id and name are required", i)
+			return &run{}, fmt.Errorf("tool_use block %d: id and name are required", i)
 		}
 		if _, dup := r.idx[u.ID]; dup {
-			return nil, fmt.Errorf("tool_use block %d: id %s is used twice", i, u.ID)
+			return &run{}, fmt.Errorf("tool_use block %d: id %s is used twice", i, u.ID)
 		}
 		in := string(u.Input)
 		if len(u.Input) == 0 || in == "null" {
@@ -92,14 +105,7 @@ func (c *Client) RunToolUses(ctx context.Context, sessionID string, uses []ToolU
 	}
 	r.seq = make([]int64, len(uses))
 	r.results = make([]json.RawMessage, len(uses))
-	if len(uses) == 0 {
-		return r.results, nil
-	}
-	results, err := r.loop(ctx)
-	if err != nil && ctx.Err() != nil {
-		r.cancelPending(ctx)
-	}
-	return results, err
+	return r, nil
 }
 
 // cancelTimeout bounds the Cancel sent when the caller's context ends.

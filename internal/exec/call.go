@@ -63,6 +63,10 @@ type Call struct {
 	// unclaimed: the call runs before it is recorded (see unclaimed); it
 	// may not ask anyone.
 	unclaimed bool
+	// streamless: the batch's sink cannot carry a permission request or a
+	// delegation (StreamlessSink); needsStream is set when the call
+	// stopped for that reason.
+	streamless, needsStream bool
 }
 
 // ToolName is the tool's canonical name once looked up, else the

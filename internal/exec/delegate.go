@@ -111,6 +111,10 @@ func (e *Engine) delegated(ctx context.Context, c *Call, env *tool.Env) (*tool.R
 	if del.Result != nil {
 		return del.Result, nil
 	}
+	if c.streamless {
+		// The delegation could not reach the orchestrator.
+		return nil, errNeedsStream
+	}
 	answers, done, err := cfg.Pending.Open(ctx, c.Session.ID, delegationID(c.ToolUseID))
 	if err != nil {
 		return nil, tool.Errorf(tool.KindUnavailable, "%s could not be handed to the orchestrator: %v", c.ToolName(), err)

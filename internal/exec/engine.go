@@ -187,6 +187,7 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 
 	calls := make([]*Call, len(reqs))
 	prepErr := make([]error, len(reqs))
+	streamless := isStreamless(sink)
 	reuse := prep.reusable(sess) && len(prep.calls) == len(reqs)
 	for i, r := range reqs {
 		var c *Call
@@ -198,6 +199,7 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 			c = &Call{Request: r, Session: sess, Files: files, Sink: sink}
 			_, prepErr[i] = e.prepare(ctx, c)
 		}
+		c.streamless = streamless
 		calls[i] = c
 		if claimed[i].Owned() {
 			ref := store.CallRef{SessionID: sessionID, ToolUseID: r.ToolUseID}
@@ -218,6 +220,13 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 			e.one(ctx, calls[i], prepErr[i], owner)
 		default:
 			e.concurrently(ctx, calls, g, owner)
+		}
+		for _, i := range g {
+			if c := calls[i]; c.needsStream {
+				// What follows would run out of the model's order.
+				e.releaseRest(ctx, calls, claimed, owner, g[len(g)-1]+1)
+				return &NeedsStreamError{ToolUseID: c.ToolUseID, Tool: c.ToolName(), Delegated: c.Def.Delegated}
+			}
 		}
 		if movedSession(calls, prepErr, g) {
 			e.prepareAgain(ctx, sessionID, calls, prepErr, claimed, groups[n+1:])
@@ -262,7 +271,7 @@ func (e *Engine) prepareAgain(ctx context.Context, sessionID string, calls []*Ca
 				prepErr[i] = fmt.Errorf("%w: %w", ErrWorkspace, err)
 				continue
 			}
-			c := &Call{Request: old.Request, Session: sess, Files: files, Sink: old.Sink, runCtx: old.runCtx}
+			c := &Call{Request: old.Request, Session: sess, Files: files, Sink: old.Sink, runCtx: old.runCtx, streamless: old.streamless}
 			_, prepErr[i] = e.prepare(ctx, c)
 			calls[i] = c
 		}
@@ -325,11 +334,17 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) 
 	var res *tool.Result
 	err := prepErr
 	if err == nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			err = ctx.Err()
-		} else {
+		default:
 			res, err = e.safeRun(ctx, c)
 		}
+	}
+	if errors.Is(err, errNeedsStream) {
+		c.needsStream = true
+		log.abandon(ctx)
+		return
 	}
 	res = e.shapeCall(ctx, c, log, res, err)
 	dur := time.Since(c.started)

@@ -48,6 +48,10 @@ func (a PersonAsk) Ask(ctx context.Context, c *Call, dec policy.Decision, next H
 	if res, err, handled := a.permissionHooks(ctx, c, &dec, next); handled {
 		return res, err
 	}
+	if c.streamless {
+		// Nobody can be asked on this request.
+		return nil, errNeedsStream
+	}
 	id := newRequestID()
 	answers, done, err := a.Pending.Open(ctx, c.Session.ID, id)
 	if err != nil {

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -36,7 +35,7 @@ func (s PostHooksStage) Handle(ctx context.Context, c *Call, next Handler) (*too
 	}
 	start := time.Now()
 	res, err := next(ctx, c)
-	if errors.Is(err, errNeedsClaim) {
+	if passesThrough(err) {
 		return res, err
 	}
 	if err != nil {

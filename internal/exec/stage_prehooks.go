@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 
 	"github.com/toold/toold/internal/hooks"
 	"github.com/toold/toold/internal/tool"
@@ -52,7 +51,7 @@ func (s PreHooksStage) Handle(ctx context.Context, c *Call, next Handler) (*tool
 	}
 	c.PreHook = &PreHookVerdict{Decision: out.Decision, Reason: out.Reason}
 	res, err := next(ctx, c)
-	if errors.Is(err, errNeedsClaim) {
+	if passesThrough(err) {
 		return res, err
 	}
 	if len(out.AdditionalContext) == 0 && len(out.SystemMessages) == 0 {

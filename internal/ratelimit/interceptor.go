@@ -77,3 +77,22 @@ func (s *admittingStream) RecvMsg(m any) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// UnaryServerInterceptor admits the tool calls of a unary request before
+// the handler sees it, and releases the permit when the handler returns.
+// The handler finds the permit with PermitFrom.
+func UnaryServerInterceptor(l Limiter, tenant TenantFunc, count CountFunc) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		n := count(req)
+		t, ok := tenant(ctx)
+		if n == 0 || !ok {
+			return handler(ctx, req)
+		}
+		p, err := l.Admit(ctx, t, n)
+		if err != nil {
+			return nil, err
+		}
+		defer p.Release()
+		return handler(withPermit(ctx, p), req)
+	}
+}

@@ -193,3 +193,47 @@ func TestInterceptorHoldsSlotsForTheStream(t *testing.T) {
 	}
 	finish(t, s)
 }
+
+func TestUnaryInterceptorHoldsSlotsForTheCall(t *testing.T) {
+	l, err := ratelimit.NewLocal(ratelimit.Config{Default: ratelimit.Limits{Concurrent: 2}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ic := ratelimit.UnaryServerInterceptor(l, tenantFromMD, countParams)
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-tenant", "team"))
+	req := func(n int) *testpb.StreamingOutputCallRequest {
+		r := &testpb.StreamingOutputCallRequest{}
+		for range n {
+			r.ResponseParameters = append(r.ResponseParameters, &testpb.ResponseParameters{})
+		}
+		return r
+	}
+	var inside error
+	_, err = ic(ctx, req(2), nil, func(ctx context.Context, _ any) (any, error) {
+		if ratelimit.PermitFrom(ctx) == nil {
+			return nil, errors.New("no permit in the handler's context")
+		}
+		// Both slots are this call's while it runs.
+		_, inside = ic(ctx, req(1), nil, func(context.Context, any) (any, error) { return nil, nil })
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Code(inside) != codes.ResourceExhausted {
+		t.Fatalf("a call while two are in flight: %v, want ResourceExhausted", inside)
+	}
+	ran := false
+	if _, err := ic(ctx, req(2), nil, func(context.Context, any) (any, error) { ran = true; return nil, nil }); err != nil || !ran {
+		t.Fatalf("after the call returned: ran %v, %v", ran, err)
+	}
+	// A request that carries no calls is not limited and gets no permit.
+	if _, err := ic(ctx, req(0), nil, func(ctx context.Context, _ any) (any, error) {
+		if ratelimit.PermitFrom(ctx) != nil {
+			return nil, errors.New("a permit for a free request")
+		}
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -24,6 +24,8 @@ type guard struct {
 	// limit admits an Execute request's calls; a pass-through without a
 	// Limiter.
 	limit grpc.StreamServerInterceptor
+	// unaryLimit admits a unary Call's calls the same way.
+	unaryLimit grpc.UnaryServerInterceptor
 }
 
 func newGuard(opts Options) guard {
@@ -41,6 +43,9 @@ func newGuard(opts Options) guard {
 		limit: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			return h(srv, ss)
 		},
+		unaryLimit: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			return h(ctx, req)
+		},
 	}
 	if opts.Limiter != nil {
 		limit := ratelimit.StreamServerInterceptor(opts.Limiter, auth.TenantFrom, callsIn)
@@ -48,6 +53,11 @@ func newGuard(opts Options) guard {
 		// the handlers': mapped by ToStatus, so a client sees UNAVAILABLE.
 		g.limit = func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			return ToStatus(ss.Context(), opts.Logger, limit(srv, ss, info, h))
+		}
+		unary := ratelimit.UnaryServerInterceptor(opts.Limiter, auth.TenantFrom, callsIn)
+		g.unaryLimit = func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			res, err := unary(ctx, req, info, h)
+			return res, ToStatus(ctx, opts.Logger, err)
 		}
 	}
 	return g
@@ -69,9 +79,12 @@ func tenantAuthFunc(a auth.Authenticator) grpcauth.AuthFunc {
 }
 
 // callsIn is what the rate limiter charges for a request: the tool calls
-// of an Execute; other requests are free.
+// of an Execute or a Call; other requests are free.
 func callsIn(msg any) int {
-	if r, ok := msg.(*tooldv1.ExecuteRequest); ok {
+	switch r := msg.(type) {
+	case *tooldv1.ExecuteRequest:
+		return len(r.GetCalls())
+	case *tooldv1.CallRequest:
 		return len(r.GetCalls())
 	}
 	return 0

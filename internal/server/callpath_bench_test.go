@@ -181,3 +181,49 @@ func BenchmarkCallPath(b *testing.B) {
 	b.ReportMetric(p50(health)/1e3, "health-p50-us")
 	b.ReportMetric(p50(one)/1e3, "read-p50-us")
 }
+
+// callReads is reads through the unary Call.
+func (f *pathFixture) callReads(ctx context.Context, n int) error {
+	calls := make([]*tooldv1.ToolCall, n)
+	for i := range n {
+		in, _ := structpb.NewStruct(map[string]any{"file_path": f.files[i]})
+		calls[i] = &tooldv1.ToolCall{ToolUseId: "toolu_" + strconv.FormatInt(f.seq.Add(1), 36), Name: "Read", Input: in}
+	}
+	resp, err := f.tools.Call(ctx, &tooldv1.CallRequest{SessionId: f.sid, Calls: calls})
+	if err != nil {
+		return err
+	}
+	results := 0
+	for _, ev := range resp.GetEvents() {
+		if r := ev.GetResult(); r != nil {
+			if r.GetIsError() {
+				return fmt.Errorf("read failed: %s", r.GetContent()[0].GetText().GetText())
+			}
+			results++
+		}
+	}
+	if results != n {
+		return fmt.Errorf("%d results of %d", results, n)
+	}
+	return nil
+}
+
+// BenchmarkUnaryRead is one small Read per op through the unary Call,
+// reported as a ratio to a health Check timed in the same rounds.
+func BenchmarkUnaryRead(b *testing.B) {
+	f := newPathFixture(b)
+	ctx := context.Background()
+	var rd, hc []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := f.callReads(ctx, 1); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := f.check(ctx); err != nil {
+			b.Fatal(err)
+		}
+		rd, hc = append(rd, t1.Sub(t0)), append(hc, time.Since(t1))
+	}
+	b.ReportMetric(p50(rd)/p50(hc), "read-p50/health-p50")
+}

@@ -150,7 +150,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //  5. validation: the protovalidate annotations of the .proto files, then
 //     the few checks they cannot express (a request's Validate method);
 //     InvalidArgument naming the field, before a handler sees it.
-//  6. ratelimit (streams only, last): admits the calls of an Execute
+//  6. ratelimit (last): admits the calls of an Execute or a Call
 //     request for its tenant once the request is read and valid, so that
 //     invalid or unauthenticated requests cost no quota; over a limit,
 //     ResourceExhausted with a RetryInfo. A pass-through without a Limiter.
@@ -181,6 +181,7 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 		limitNoteUnary,
 		protovalidateint.UnaryServerInterceptor(protovalidate.GlobalValidator),
 		validator.UnaryServerInterceptor(),
+		g.unaryLimit,
 	}
 	stream := []grpc.StreamServerInterceptor{
 		logging.StreamServerInterceptor(lg, logOpts...),

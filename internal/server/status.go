@@ -42,6 +42,8 @@ func ToStatus(ctx context.Context, log *slog.Logger, err error) error {
 		return status.Error(codes.InvalidArgument, chk.Msg)
 	case errors.As(err, &limit):
 		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.As(err, new(*exec.NeedsStreamError)):
+		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, exec.ErrCallCompleted):
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, exec.ErrNoPendingRequest), errors.Is(err, exec.ErrNoSuchCall), errors.Is(err, exec.ErrNoDelegatedCall):

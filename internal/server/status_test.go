@@ -35,6 +35,8 @@ func TestToStatus(t *testing.T) {
 		{fmt.Errorf("call t1: %w", exec.ErrNoSuchCall), codes.NotFound, "call t1: no such call"},
 		{fmt.Errorf("call t1: %w", exec.ErrNoDelegatedCall), codes.NotFound, "call t1: no delegated call waits for a completion"},
 		{fmt.Errorf("call t1: %w", exec.ErrCallCompleted), codes.FailedPrecondition, "call t1: the call has its result already"},
+		{&exec.NeedsStreamError{ToolUseID: "t2", Tool: "Write"}, codes.FailedPrecondition, "call t2 (Write) would wait for a permission answer, which a unary Call cannot carry: send the request with Execute; the calls that finished are replayed, the rest run"},
+		{&exec.NeedsStreamError{ToolUseID: "t3", Tool: "Agent", Delegated: true}, codes.FailedPrecondition, "call t3 (Agent) is completed by the orchestrator (CompleteCall), which a unary Call cannot carry: send the request with Execute; the calls that finished are replayed, the rest run"},
 		{fmt.Errorf("request r: %w", exec.ErrNoPendingRequest), codes.NotFound, "request r: no pending permission request"},
 		{fmt.Errorf("redis: %w", store.ErrUnavailable), codes.Unavailable, "redis: state store unavailable"},
 		{fmt.Errorf("%w: gone", exec.ErrWorkspace), codes.FailedPrecondition, "session workspace unavailable: gone"},

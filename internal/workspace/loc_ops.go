@@ -30,7 +30,7 @@ func (l Loc) Open() (*os.File, error) {
 
 // OpenStat is Open that also returns the open file's fstat.
 func (l Loc) OpenStat() (*os.File, fs.FileInfo, error) {
-	f, err := l.root.Open(l.Rel)
+	f, err := l.open()
 	if err != nil {
 		return nil, nil, l.wrap(err)
 	}
@@ -40,6 +40,27 @@ func (l Loc) OpenStat() (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// open opens the file for reading, confined to l's directory: in one
+// openat2 where it can (dirfd.go), else through os.Root.
+func (l Loc) open() (*os.File, error) {
+	if l.hasFD {
+		if f, ok, err := openBeneath(l.dfd, l.Rel, l.Abs); ok {
+			return f, err
+		}
+	}
+	return l.root.Open(l.Rel)
+}
+
+// StatResolved is Stat for a Loc that Resolve returned: the lstat Resolve
+// made of the final name (no symlink, so it is what Stat would say)
+// serves, without another lookup. For any other Loc it is Stat.
+func (l Loc) StatResolved() (fs.FileInfo, error) {
+	if l.info != nil {
+		return l.info, nil
+	}
+	return l.Stat()
 }
 
 // ReadFile reads at most max bytes (max <= 0: all of it).

@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,12 @@ type Loc struct {
 	Rel  string
 	root *os.Root
 	ws   *Workspace
+	// dfd is root's directory descriptor when root is a workspace
+	// directory's (hasFD); info is the final name's lstat when Resolve
+	// found it, not a symlink.
+	dfd   int
+	hasFD bool
+	info  fs.FileInfo
 }
 
 // Locate resolves p (absolute, or relative to cwd) to a Loc. It refuses
@@ -64,7 +71,7 @@ func (w *Workspace) Locate(cwd, p string) (Loc, error) {
 	if !ok {
 		return Loc{}, &EscapeError{Path: p, Reason: "the path is outside the workspace", Dirs: w.Dirs()}
 	}
-	return Loc{Abs: abs, Dir: d.path, Rel: rel, root: d.root, ws: w}, nil
+	return Loc{Abs: abs, Dir: d.path, Rel: rel, root: d.root, ws: w, dfd: d.fd, hasFD: d.fd >= 0}, nil
 }
 
 func isControl(r rune) bool {

@@ -59,7 +59,9 @@ func (l Loc) Resolve() (Loc, error) {
 			}
 			pending = append(more, pending...)
 		case len(pending) == 0:
-			return r.result(name, nil)
+			loc, err := r.result(name, nil)
+			loc.info = fi
+			return loc, err
 		case fi.IsDir():
 			h, err := r.cur().OpenRoot(name)
 			if err != nil {

@@ -50,6 +50,16 @@ func (w *Workspace) stable(p string) error {
 	if i < 0 || filepath.Clean(p) != p {
 		return moved
 	}
+	if d := w.dirs[i]; d.fd >= 0 {
+		// One openat2 with no symlink allowed on the way, and the
+		// identity the handle had when it was opened.
+		if bad, ok := stableAt(p, d.id); ok {
+			if bad {
+				return moved
+			}
+			return nil
+		}
+	}
 	opened, err := w.dirs[i].root.Stat(".")
 	if err != nil {
 		return fmt.Errorf("directory %s: %w", p, err)

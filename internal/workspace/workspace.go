@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Workspace is a session's primary directory and its additional directories.
@@ -27,6 +29,10 @@ type Workspace struct {
 type dir struct {
 	path string
 	root *os.Root
+	// fd is the directory's O_PATH descriptor and id its identity
+	// (dirfd.go).
+	fd int
+	id fileID
 }
 
 // Open opens the directories. Each must be an absolute path to an existing
@@ -48,7 +54,13 @@ func Open(primary string, additional ...string) (*Workspace, error) {
 			w.Close()
 			return nil, fmt.Errorf("open workspace directory %s: %w", canon, err)
 		}
-		w.dirs = append(w.dirs, dir{path: canon, root: r})
+		fd, id, err := openDirFD(canon, r)
+		if err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+		w.dirs = append(w.dirs, dir{path: canon, root: r, fd: fd, id: id})
 	}
 	return w, nil
 }
@@ -81,6 +93,9 @@ func (w *Workspace) Close() error {
 	var errs []error
 	for _, d := range w.dirs {
 		errs = append(errs, d.root.Close())
+		if d.fd >= 0 {
+			errs = append(errs, unix.Close(d.fd))
+		}
 	}
 	w.dirs = nil
 	return errors.Join(errs...)

@@ -73,3 +73,50 @@ func (s *server) executeText(ctx context.Context, wantError bool, calls ...call)
 	}
 	return first, nil
 }
+
+// callUnary sends calls with the unary Call: one request, one response.
+// A result with is_error fails it, unless wantError.
+func (s *server) callUnary(ctx context.Context, wantError bool, calls ...call) error {
+	req := &tooldv1.CallRequest{SessionId: s.session}
+	for _, c := range calls {
+		in, err := structpb.NewStruct(c.input)
+		if err != nil {
+			return err
+		}
+		req.Calls = append(req.Calls, &tooldv1.ToolCall{ToolUseId: "toolu_" + strconv.FormatInt(callSeq.Add(1), 36), Name: c.name, Input: in})
+	}
+	resp, err := s.tools.Call(ctx, req)
+	if err != nil {
+		return err
+	}
+	results := 0
+	for _, ev := range resp.GetEvents() {
+		r := ev.GetResult()
+		if r == nil {
+			continue
+		}
+		results++
+		if r.GetIsError() != wantError {
+			text := ""
+			if c := r.GetContent(); len(c) > 0 {
+				text = c[0].GetText().GetText()
+			}
+			return fmt.Errorf("%s: is_error %v: %.300s", ev.GetToolUseId(), r.GetIsError(), text)
+		}
+	}
+	if results != len(calls) {
+		return fmt.Errorf("%d results for %d calls", results, len(calls))
+	}
+	return nil
+}
+
+// sender is how a figure sends its calls: Execute or the unary Call.
+type sender struct {
+	name string // "Execute", "unary Call"
+	send func(s *server, ctx context.Context, wantError bool, calls ...call) error
+}
+
+var (
+	viaExecute = sender{"Execute", (*server).execute}
+	viaUnary   = sender{"unary Call", (*server).callUnary}
+)

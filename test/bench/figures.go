@@ -38,6 +38,8 @@ type bench struct {
 	rows    []row
 	dists   []dist
 	smallRd call
+	// senders are the ways the Read figures send their calls.
+	senders []sender
 }
 
 func (b *bench) n(base int) int { return max(5, int(float64(base)*b.scale)) }
@@ -62,13 +64,15 @@ func (b *bench) health() error {
 // readAndFloor: a small Read and an Execute of an unknown tool, each
 // against a health Check of the same server.
 func (b *bench) readAndFloor() error {
-	read := func() error { return b.plain.execute(b.ctx, false, b.smallRd) }
-	tr, th, err := interleave(b.n(2000), read, b.health)
-	if err != nil {
-		return fmt.Errorf("Read: %w", err)
+	for _, via := range b.senders {
+		read := func() error { return via.send(b.plain, b.ctx, false, b.smallRd) }
+		tr, th, err := interleave(b.n(2000), read, b.health)
+		if err != nil {
+			return fmt.Errorf("Read (%s): %w", via.name, err)
+		}
+		b.rows = append(b.rows, ratioRow(via.name+" of a small Read, p50 / health Check p50", tr.p50(), th.p50(), 1.3, true))
+		b.dists = append(b.dists, dist{"small Read (" + via.name + ") vs health Check", via.name + " Read", tr, th, "health Check"})
 	}
-	b.rows = append(b.rows, ratioRow("Execute of a small Read, p50 / health Check p50", tr.p50(), th.p50(), 1.3, true))
-	b.dists = append(b.dists, dist{"small Read vs health Check", "Execute Read", tr, th, "health Check"})
 
 	unknown := func() error { return b.plain.execute(b.ctx, true, call{"NoSuchTool", map[string]any{}}) }
 	tu, th2, err := interleave(b.n(1000), unknown, b.health)
@@ -82,8 +86,18 @@ func (b *bench) readAndFloor() error {
 	return nil
 }
 
-// throughput: 64 callers for a while, Read and health Check in turns.
+// throughput: 64 callers for a while, Read and health Check in turns,
+// with Read sent by Execute, then by the unary Call.
 func (b *bench) throughput() error {
+	for _, via := range b.senders {
+		if err := b.throughputVia(via); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) throughputVia(via sender) error {
 	const callers = 64
 	phase := time.Duration(float64(1500*time.Millisecond) * b.scale)
 	run := func(op func() error) (int64, time.Duration, error) {
@@ -107,7 +121,7 @@ func (b *bench) throughput() error {
 		wg.Wait()
 		return done.Load(), time.Since(start), firstErr
 	}
-	read := func() error { return b.plain.execute(b.ctx, false, b.smallRd) }
+	read := func() error { return via.send(b.plain, b.ctx, false, b.smallRd) }
 	var nr, nh int64
 	var dr, dh time.Duration
 	for i := range 6 {
@@ -117,21 +131,30 @@ func (b *bench) throughput() error {
 		}
 		k, took, err := run(op)
 		if err != nil {
-			return fmt.Errorf("64 callers: %w", err)
+			return fmt.Errorf("64 callers (%s): %w", via.name, err)
 		}
 		*n += k
 		*d += took
 	}
 	tr, th := float64(nr)/dr.Seconds(), float64(nh)/dh.Seconds()
 	ratio := tr / th
-	b.rows = append(b.rows, row{"Throughput at 64 callers, Read / health Check",
+	b.rows = append(b.rows, row{"Throughput at 64 callers, Read (" + via.name + ") / health Check",
 		fmt.Sprintf("%.0f/s", tr), fmt.Sprintf("%.0f/s", th), fmt.Sprintf("%.2f×", ratio), "≥ 0.7×", ratio >= 0.7})
 	return nil
 }
 
-// batch: ten Reads in one Execute against the slowest of the same ten
-// Reads sent one by one.
+// batch: ten Reads in one request against the slowest of the same ten
+// Reads sent one by one, by Execute, then by the unary Call.
 func (b *bench) batch() error {
+	for _, via := range b.senders {
+		if err := b.batchVia(via); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) batchVia(via sender) error {
 	var files []call
 	for i := range 10 {
 		p := filepath.Join(b.plain.ws, fmt.Sprintf("batch%d.go", i))
@@ -145,7 +168,7 @@ func (b *bench) batch() error {
 	for i := range b.n(300) {
 		one := func() error {
 			t0 := time.Now()
-			if err := b.plain.execute(b.ctx, false, files...); err != nil {
+			if err := via.send(b.plain, b.ctx, false, files...); err != nil {
 				return err
 			}
 			batch = append(batch, time.Since(t0))
@@ -154,7 +177,7 @@ func (b *bench) batch() error {
 		each := func() error {
 			for j, f := range files {
 				t0 := time.Now()
-				if err := b.plain.execute(b.ctx, false, f); err != nil {
+				if err := via.send(b.plain, b.ctx, false, f); err != nil {
 					return err
 				}
 				single[j] = append(single[j], time.Since(t0))
@@ -178,8 +201,8 @@ func (b *bench) batch() error {
 			slowest = s
 		}
 	}
-	b.rows = append(b.rows, ratioRow("Batch of ten Reads, p50 / slowest single Read p50", batch.p50(), slowest.p50(), 1.5, true))
-	b.dists = append(b.dists, dist{"ten Reads in one Execute vs one Read", "batch of ten", batch, slowest, "slowest single"})
+	b.rows = append(b.rows, ratioRow("Batch of ten Reads ("+via.name+"), p50 / slowest single Read p50", batch.p50(), slowest.p50(), 1.5, true))
+	b.dists = append(b.dists, dist{"ten Reads in one " + via.name + " vs one Read", "batch of ten", batch, slowest, "slowest single"})
 	return nil
 }
 

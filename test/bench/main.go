@@ -31,16 +31,17 @@ func main() {
 		out   = flag.String("png", "bench/latency.png", "where to write the PNG of the latency distributions; empty: none")
 		scale = flag.Float64("scale", 1, "multiplies the number of samples (0.2 for a quick look)")
 		tree  = flag.String("grep-tree", "", "directory tree searched by the Grep figure, copied first (default: GOROOT/src)")
-		only  = flag.String("only", "", "run only the steps whose name contains this (Read, throughput, batch, Bash, Grep)")
+		unary = flag.Bool("unary", true, "also measure the Read figures through the unary Call (false for a toold without it)")
+		only  = flag.String("only", "", "run only the steps whose name contains one of these, comma-separated (Read, throughput, batch, Bash, Grep)")
 	)
 	flag.Parse()
-	if err := run(*bin, *out, *tree, *only, *scale, os.Stdout); err != nil {
+	if err := run(*bin, *out, *tree, *only, *scale, *unary, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, pngPath, tree, only string, scale float64, w io.Writer) error {
+func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer) error {
 	if scale <= 0 {
 		return fmt.Errorf("--scale %g: want a positive number", scale)
 	}
@@ -92,7 +93,10 @@ func run(bin, pngPath, tree, only string, scale float64, w io.Writer) error {
 	}
 
 	b := &bench{ctx: ctx, plain: plain, boxed: boxed, grep: grep, scale: scale,
-		smallRd: call{"Read", map[string]any{"file_path": small}}}
+		smallRd: call{"Read", map[string]any{"file_path": small}}, senders: []sender{viaExecute}}
+	if unary {
+		b.senders = append(b.senders, viaUnary)
+	}
 	steps := []struct {
 		name string
 		run  func() error
@@ -105,7 +109,7 @@ func run(bin, pngPath, tree, only string, scale float64, w io.Writer) error {
 		{"Grep files mode", func() error { return b.grepFiles("TODO") }},
 	}
 	for _, s := range steps {
-		if only != "" && !strings.Contains(s.name, only) {
+		if !selected(s.name, only) {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "bench: %s...\n", s.name)
@@ -191,4 +195,18 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// selected reports whether the step name is one of only's (comma-separated
+// substrings; empty selects every step).
+func selected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, o := range strings.Split(only, ",") {
+		if o != "" && strings.Contains(name, o) {
+			return true
+		}
+	}
+	return false
 }

@@ -88,6 +88,27 @@ class SyncClientTest(TooldTestCase):
         self.assertIn("no permission handler", text_of(results[0]))
         self.assertFalse(os.path.exists(os.path.join(self.session.workspace, "nohandler.txt")))
 
+    def test_unary_call_and_its_fallback_to_the_stream(self):
+        ws = self.session.workspace
+        results = self.client.call(self.session.id, [bash("toolu_u1", "echo ran >> u.log; cat u.log")])
+        self.assertFalse(results[0].get("is_error"), results)
+        self.assertIn("ran", text_of(results[0]))
+        # A call that asks falls back to run: the one before it is
+        # replayed, not run again, and the one after it runs after it.
+        asks = []
+
+        def on_permission(ask):
+            asks.append(ask.tool_use_id)
+            return allow()
+
+        blocks = [bash("toolu_u2", "echo two >> u.log"), bash("toolu_u3", "touch made.txt"), bash("toolu_u4", "ls made.txt")]
+        results = self.client.call(self.session.id, blocks, Handlers(on_permission=on_permission))
+        self.assertEqual([r["tool_use_id"] for r in results], ["toolu_u2", "toolu_u3", "toolu_u4"])
+        self.assertEqual(asks, ["toolu_u3"])
+        self.assertFalse(results[2].get("is_error"), results)
+        with open(os.path.join(ws, "u.log")) as f:
+            self.assertEqual(f.read(), "ran\ntwo\n")
+
     def test_retry_of_same_id_replays_instead_of_running(self):
         block = bash("toolu_once", "echo ran >> once.log; cat once.log")
         first = self.client.run(self.session.id, [block])

@@ -316,6 +316,10 @@ class Run:
             return status_error(err, kind.capitalize())
         raise status_error(err, kind.capitalize())
 
+    def call_request(self) -> Any:
+        """The unary Call of every call of the run."""
+        return tool_pb2.CallRequest(session_id=self.session_id, calls=self.calls)
+
     def ordered_results(self) -> List[Dict[str, Any]]:
         return [self.results[i] for i in self.ids]
 

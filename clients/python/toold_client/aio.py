@@ -105,6 +105,24 @@ class AsyncClient:
         await self._unary("CompleteCall", self._tools.CompleteCall,
                           _delegation.complete_request(session_id, tool_use_id, completion))
 
+    async def call(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
+                   handlers: Optional[Handlers] = None) -> List[Dict[str, Any]]:
+        """See Client.call."""
+        run = _core.Run(session_id, tool_use_blocks)
+        h = handlers or Handlers()
+        try:
+            resp = await self._unary("Call", self._tools.Call, run.call_request())
+        except TooldError as err:
+            if err.code == grpc.StatusCode.FAILED_PRECONDITION:
+                return await self.run(session_id, tool_use_blocks, handlers)
+            raise
+        for ev in resp.events:
+            if run.accept(ev):
+                await self._dispatch(run, ev, h)
+        if not run.done():
+            raise TooldError(f"Call: toold's response has no result for {', '.join(run.unfinished())}", None)
+        return run.ordered_results()
+
     async def _run(self, run: _core.Run, handlers: Handlers) -> List[Dict[str, Any]]:
         attempt = 0
         while not run.done():

@@ -127,6 +127,31 @@ class Client:
                     pass  # the calls finish on their own, or with the session
             raise
 
+    def call(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
+             handlers: Optional[Handlers] = None) -> List[Dict[str, Any]]:
+        """run through the unary ToolService.Call: one request and one
+        response, cheaper for calls that need no progress stream (reads,
+        searches). The handlers see the events once the response is in;
+        on_progress is not called. When a call would wait for a permission
+        answer or for the orchestrator, toold refuses the unary request
+        (FAILED_PRECONDITION) before that call starts, and call sends the
+        blocks with run: the calls that finished are replayed, the rest
+        run on the stream, with the handlers."""
+        run = _core.Run(session_id, tool_use_blocks)
+        h = handlers or Handlers()
+        try:
+            resp = self._unary("Call", self._tools.Call, run.call_request())
+        except TooldError as err:
+            if err.code == grpc.StatusCode.FAILED_PRECONDITION:
+                return self.run(session_id, tool_use_blocks, handlers)
+            raise
+        for ev in resp.events:
+            if run.accept(ev):
+                self._dispatch(run, ev, h)
+        if not run.done():
+            raise TooldError(f"Call: toold's response has no result for {', '.join(run.unfinished())}", None)
+        return run.ordered_results()
+
     def _run(self, run: _core.Run, handlers: Handlers, cancel: Optional[threading.Event]) -> List[Dict[str, Any]]:
         attempt = 0
         while not run.done():

@@ -234,6 +234,30 @@ export class Client {
     }
   }
 
+  /** run through the unary ToolService.Call: one request and one
+   * response, cheaper for calls that need no progress stream (reads,
+   * searches). The handlers see the events once the response is in;
+   * onProgress gets no output chunks. When a call would wait for a
+   * permission answer or for the orchestrator, toold refuses the unary
+   * request (FailedPrecondition) before that call starts, and call sends
+   * the blocks with run: the calls that finished are replayed, the rest
+   * run on the stream, with the handlers. */
+  async call(sessionId: string, toolUseBlocks: readonly unknown[], h: Handlers = {}): Promise<ToolResultBlock[]> {
+    const run = new Run(sessionId, toCalls(toolUseBlocks));
+    let events: ExecuteEvent[];
+    try {
+      events = (await this.unary("Call", () => this.toolsSvc.call({ sessionId, calls: run.calls }, { signal: h.signal }), true, h.signal)).events;
+    } catch (err) {
+      if (err instanceof TooldError && err.code === Code.FailedPrecondition) return this.run(sessionId, toolUseBlocks, h);
+      throw err;
+    }
+    for (const ev of events) {
+      if (run.accept(ev)) await this.dispatch(run, ev, h);
+    }
+    if (!run.done()) throw new TooldError(`Call: toold's response has no result for ${run.unfinished().join(", ")}`, Code.Internal);
+    return run.ordered();
+  }
+
   /** Cancels calls of the session by tool_use_id, on whichever toold
    * replica runs them: a running call's processes are killed and it ends
    * with its cancelled result; one not started ends so without running;

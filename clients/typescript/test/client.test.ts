@@ -68,6 +68,21 @@ describe("client against a real toold", () => {
     assert.ok(!existsSync(path.join(s.workspace, "nohandler.txt")));
   });
 
+  test("the unary call, and its fallback to the stream when a call asks", async () => {
+    const c = connect(toold.addr);
+    const s = await c.createSession({ mode: "bypassPermissions", ask: ["Bash(touch *)"] });
+    const one = await c.call(s.id, [bash("toolu_u1", "echo ran >> u.log; cat u.log")]);
+    assert.match(textOf(one[0]), /ran/);
+    const asks: string[] = [];
+    const r = await c.call(s.id, [bash("toolu_u2", "echo two >> u.log"), bash("toolu_u3", "touch made.txt"), bash("toolu_u4", "ls made.txt")], {
+      onPermission: async (a) => { asks.push(a.toolUseId); return allow(); },
+    });
+    assert.deepEqual(r.map((b) => b.tool_use_id), ["toolu_u2", "toolu_u3", "toolu_u4"]);
+    assert.deepEqual(asks, ["toolu_u3"]);
+    assert.notEqual(r[2].is_error, true);
+    assert.equal(readFileSync(path.join(s.workspace, "u.log"), "utf8"), "ran\ntwo\n");
+  });
+
   test("a retry under the same id replays instead of running", async () => {
     const c = connect(toold.addr);
     const s = await c.createSession({ mode: "bypassPermissions" });

@@ -50,7 +50,7 @@ func (c *call) run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	// Stat before opening: opening a FIFO would block, a directory is an
 	// error of its own.
-	fi, err := t.Real.Stat()
+	fi, err := t.Real.StatResolved()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, filestate.Missing(env, t)
 	}

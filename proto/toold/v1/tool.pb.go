@@ -746,6 +746,110 @@ func (x *ExecuteRequest) GetDetached() bool {
 	return false
 }
 
+// CallRequest carries the tool_use blocks of one assistant turn, for the
+// unary Call.
+type CallRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the calls run in.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// One or more calls, in the order the model made them.
+	Calls         []*ToolCall `protobuf:"bytes,2,rep,name=calls,proto3" json:"calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallRequest) Reset() {
+	*x = CallRequest{}
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallRequest) ProtoMessage() {}
+
+func (x *CallRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
+func (*CallRequest) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CallRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CallRequest) GetCalls() []*ToolCall {
+	if x != nil {
+		return x.Calls
+	}
+	return nil
+}
+
+// CallResponse has the events of every call of a CallRequest: the calls
+// in request order, each call's events in order (seq), its result last.
+// It has no progress or keepalive events.
+type CallResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The events.
+	Events        []*ExecuteEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallResponse) Reset() {
+	*x = CallResponse{}
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallResponse) ProtoMessage() {}
+
+func (x *CallResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
+func (*CallResponse) Descriptor() ([]byte, []int) {
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CallResponse) GetEvents() []*ExecuteEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
 // AttachRequest names the call to follow.
 type AttachRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -761,7 +865,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +877,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[8]
+	mi := &file_toold_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +890,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AttachRequest) GetSessionId() string {
@@ -828,7 +932,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -840,7 +944,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[9]
+	mi := &file_toold_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -853,7 +957,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ToolCall) GetToolUseId() string {
@@ -915,7 +1019,7 @@ type ExecuteEvent struct {
 
 func (x *ExecuteEvent) Reset() {
 	*x = ExecuteEvent{}
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -927,7 +1031,7 @@ func (x *ExecuteEvent) String() string {
 func (*ExecuteEvent) ProtoMessage() {}
 
 func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[10]
+	mi := &file_toold_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -940,7 +1044,7 @@ func (x *ExecuteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteEvent.ProtoReflect.Descriptor instead.
 func (*ExecuteEvent) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ExecuteEvent) GetToolUseId() string {
@@ -1123,7 +1227,7 @@ type Keepalive struct {
 
 func (x *Keepalive) Reset() {
 	*x = Keepalive{}
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1135,7 +1239,7 @@ func (x *Keepalive) String() string {
 func (*Keepalive) ProtoMessage() {}
 
 func (x *Keepalive) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[11]
+	mi := &file_toold_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1148,7 +1252,7 @@ func (x *Keepalive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Keepalive.ProtoReflect.Descriptor instead.
 func (*Keepalive) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 // HookRun reports one hook that ran for a call.
@@ -1177,7 +1281,7 @@ type HookRun struct {
 
 func (x *HookRun) Reset() {
 	*x = HookRun{}
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1293,7 @@ func (x *HookRun) String() string {
 func (*HookRun) ProtoMessage() {}
 
 func (x *HookRun) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[12]
+	mi := &file_toold_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1306,7 @@ func (x *HookRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookRun.ProtoReflect.Descriptor instead.
 func (*HookRun) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *HookRun) GetEvent() string {
@@ -1284,7 +1388,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1400,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[13]
+	mi := &file_toold_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1413,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Decision) GetBehavior() Behavior {
@@ -1373,7 +1477,7 @@ type PartDecision struct {
 
 func (x *PartDecision) Reset() {
 	*x = PartDecision{}
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1385,7 +1489,7 @@ func (x *PartDecision) String() string {
 func (*PartDecision) ProtoMessage() {}
 
 func (x *PartDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[14]
+	mi := &file_toold_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1398,7 +1502,7 @@ func (x *PartDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartDecision.ProtoReflect.Descriptor instead.
 func (*PartDecision) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PartDecision) GetCommand() string {
@@ -1455,7 +1559,7 @@ type PermissionRequest struct {
 
 func (x *PermissionRequest) Reset() {
 	*x = PermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1467,7 +1571,7 @@ func (x *PermissionRequest) String() string {
 func (*PermissionRequest) ProtoMessage() {}
 
 func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[15]
+	mi := &file_toold_v1_tool_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1480,7 +1584,7 @@ func (x *PermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionRequest.ProtoReflect.Descriptor instead.
 func (*PermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PermissionRequest) GetRequestId() string {
@@ -1531,7 +1635,7 @@ type CheckPermissionRequest struct {
 
 func (x *CheckPermissionRequest) Reset() {
 	*x = CheckPermissionRequest{}
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1647,7 @@ func (x *CheckPermissionRequest) String() string {
 func (*CheckPermissionRequest) ProtoMessage() {}
 
 func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[16]
+	mi := &file_toold_v1_tool_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1660,7 @@ func (x *CheckPermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionRequest.ProtoReflect.Descriptor instead.
 func (*CheckPermissionRequest) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{16}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CheckPermissionRequest) GetSessionId() string {
@@ -1584,7 +1688,7 @@ type CheckPermissionResponse struct {
 
 func (x *CheckPermissionResponse) Reset() {
 	*x = CheckPermissionResponse{}
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1596,7 +1700,7 @@ func (x *CheckPermissionResponse) String() string {
 func (*CheckPermissionResponse) ProtoMessage() {}
 
 func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[17]
+	mi := &file_toold_v1_tool_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1609,7 +1713,7 @@ func (x *CheckPermissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckPermissionResponse.ProtoReflect.Descriptor instead.
 func (*CheckPermissionResponse) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{17}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CheckPermissionResponse) GetDecision() *Decision {
@@ -1640,7 +1744,7 @@ type ToolStarted struct {
 
 func (x *ToolStarted) Reset() {
 	*x = ToolStarted{}
-	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1652,7 +1756,7 @@ func (x *ToolStarted) String() string {
 func (*ToolStarted) ProtoMessage() {}
 
 func (x *ToolStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[18]
+	mi := &file_toold_v1_tool_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1665,7 +1769,7 @@ func (x *ToolStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolStarted.ProtoReflect.Descriptor instead.
 func (*ToolStarted) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{18}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ToolStarted) GetName() string {
@@ -1727,7 +1831,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_toold_v1_tool_proto_msgTypes[19]
+	mi := &file_toold_v1_tool_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1739,7 +1843,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[19]
+	mi := &file_toold_v1_tool_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1752,7 +1856,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{19}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ToolProgress) GetChunk() isToolProgress_Chunk {
@@ -1845,7 +1949,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_toold_v1_tool_proto_msgTypes[20]
+	mi := &file_toold_v1_tool_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1857,7 +1961,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[20]
+	mi := &file_toold_v1_tool_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1870,7 +1974,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{20}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ToolResult) GetIsError() bool {
@@ -1939,7 +2043,7 @@ type ContentBlock struct {
 
 func (x *ContentBlock) Reset() {
 	*x = ContentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[21]
+	mi := &file_toold_v1_tool_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1951,7 +2055,7 @@ func (x *ContentBlock) String() string {
 func (*ContentBlock) ProtoMessage() {}
 
 func (x *ContentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[21]
+	mi := &file_toold_v1_tool_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1964,7 +2068,7 @@ func (x *ContentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentBlock.ProtoReflect.Descriptor instead.
 func (*ContentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{21}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ContentBlock) GetBlock() isContentBlock_Block {
@@ -2039,7 +2143,7 @@ type DocumentBlock struct {
 
 func (x *DocumentBlock) Reset() {
 	*x = DocumentBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[22]
+	mi := &file_toold_v1_tool_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2051,7 +2155,7 @@ func (x *DocumentBlock) String() string {
 func (*DocumentBlock) ProtoMessage() {}
 
 func (x *DocumentBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[22]
+	mi := &file_toold_v1_tool_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2064,7 +2168,7 @@ func (x *DocumentBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentBlock.ProtoReflect.Descriptor instead.
 func (*DocumentBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{22}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DocumentBlock) GetMediaType() string {
@@ -2092,7 +2196,7 @@ type TextBlock struct {
 
 func (x *TextBlock) Reset() {
 	*x = TextBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[23]
+	mi := &file_toold_v1_tool_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2104,7 +2208,7 @@ func (x *TextBlock) String() string {
 func (*TextBlock) ProtoMessage() {}
 
 func (x *TextBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[23]
+	mi := &file_toold_v1_tool_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2117,7 +2221,7 @@ func (x *TextBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextBlock.ProtoReflect.Descriptor instead.
 func (*TextBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{23}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TextBlock) GetText() string {
@@ -2140,7 +2244,7 @@ type ImageBlock struct {
 
 func (x *ImageBlock) Reset() {
 	*x = ImageBlock{}
-	mi := &file_toold_v1_tool_proto_msgTypes[24]
+	mi := &file_toold_v1_tool_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2152,7 +2256,7 @@ func (x *ImageBlock) String() string {
 func (*ImageBlock) ProtoMessage() {}
 
 func (x *ImageBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_toold_v1_tool_proto_msgTypes[24]
+	mi := &file_toold_v1_tool_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2165,7 +2269,7 @@ func (x *ImageBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageBlock.ProtoReflect.Descriptor instead.
 func (*ImageBlock) Descriptor() ([]byte, []int) {
-	return file_toold_v1_tool_proto_rawDescGZIP(), []int{24}
+	return file_toold_v1_tool_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ImageBlock) GetMediaType() string {
@@ -2226,7 +2330,14 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12p\n" +
 	"\x05calls\x18\x02 \x03(\v2\x12.toold.v1.ToolCallBF\xbaHC\xba\x01@\n" +
 	"\x0fcalls.min_items\x12\x1dat least one call is required\x1a\x0esize(this) > 0R\x05calls\x12\x1a\n" +
-	"\bdetached\x18\x03 \x01(\bR\bdetached\"\x89\x01\n" +
+	"\bdetached\x18\x03 \x01(\bR\bdetached\"\xa6\x01\n" +
+	"\vCallRequest\x12%\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12p\n" +
+	"\x05calls\x18\x02 \x03(\v2\x12.toold.v1.ToolCallBF\xbaHC\xba\x01@\n" +
+	"\x0fcalls.min_items\x12\x1dat least one call is required\x1a\x0esize(this) > 0R\x05calls\">\n" +
+	"\fCallResponse\x12.\n" +
+	"\x06events\x18\x01 \x03(\v2\x16.toold.v1.ExecuteEventR\x06events\"\x89\x01\n" +
 	"\rAttachRequest\x12%\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12+\n" +
@@ -2355,14 +2466,15 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x12\x17\n" +
 	"\x13ERROR_KIND_NO_MATCH\x10\v\x12\x19\n" +
 	"\x15ERROR_KIND_NOT_UNIQUE\x10\f\x12\x17\n" +
-	"\x13ERROR_KIND_CONFLICT\x10\r2\xb3\x03\n" +
+	"\x13ERROR_KIND_CONFLICT\x10\r2\xea\x03\n" +
 	"\vToolService\x12D\n" +
 	"\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n" +
 	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n" +
 	"\x06Attach\x12\x17.toold.v1.AttachRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n" +
 	"\x0fCheckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponse\x12;\n" +
 	"\x06Cancel\x12\x17.toold.v1.CancelRequest\x1a\x18.toold.v1.CancelResponse\x12M\n" +
-	"\fCompleteCall\x12\x1d.toold.v1.CompleteCallRequest\x1a\x1e.toold.v1.CompleteCallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
+	"\fCompleteCall\x12\x1d.toold.v1.CompleteCallRequest\x1a\x1e.toold.v1.CompleteCallResponse\x125\n" +
+	"\x04Call\x12\x15.toold.v1.CallRequest\x1a\x16.toold.v1.CallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
 
 var (
 	file_toold_v1_tool_proto_rawDescOnce sync.Once
@@ -2377,7 +2489,7 @@ func file_toold_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_toold_v1_tool_proto_goTypes = []any{
 	(CancelState)(0),                // 0: toold.v1.CancelState
 	(Behavior)(0),                   // 1: toold.v1.Behavior
@@ -2390,75 +2502,81 @@ var file_toold_v1_tool_proto_goTypes = []any{
 	(*McpServerState)(nil),          // 8: toold.v1.McpServerState
 	(*ToolDefinition)(nil),          // 9: toold.v1.ToolDefinition
 	(*ExecuteRequest)(nil),          // 10: toold.v1.ExecuteRequest
-	(*AttachRequest)(nil),           // 11: toold.v1.AttachRequest
-	(*ToolCall)(nil),                // 12: toold.v1.ToolCall
-	(*ExecuteEvent)(nil),            // 13: toold.v1.ExecuteEvent
-	(*Keepalive)(nil),               // 14: toold.v1.Keepalive
-	(*HookRun)(nil),                 // 15: toold.v1.HookRun
-	(*Decision)(nil),                // 16: toold.v1.Decision
-	(*PartDecision)(nil),            // 17: toold.v1.PartDecision
-	(*PermissionRequest)(nil),       // 18: toold.v1.PermissionRequest
-	(*CheckPermissionRequest)(nil),  // 19: toold.v1.CheckPermissionRequest
-	(*CheckPermissionResponse)(nil), // 20: toold.v1.CheckPermissionResponse
-	(*ToolStarted)(nil),             // 21: toold.v1.ToolStarted
-	(*ToolProgress)(nil),            // 22: toold.v1.ToolProgress
-	(*ToolResult)(nil),              // 23: toold.v1.ToolResult
-	(*ContentBlock)(nil),            // 24: toold.v1.ContentBlock
-	(*DocumentBlock)(nil),           // 25: toold.v1.DocumentBlock
-	(*TextBlock)(nil),               // 26: toold.v1.TextBlock
-	(*ImageBlock)(nil),              // 27: toold.v1.ImageBlock
-	(*structpb.Struct)(nil),         // 28: google.protobuf.Struct
-	(*DelegatedCall)(nil),           // 29: toold.v1.DelegatedCall
-	(*CompleteCallRequest)(nil),     // 30: toold.v1.CompleteCallRequest
-	(*CompleteCallResponse)(nil),    // 31: toold.v1.CompleteCallResponse
+	(*CallRequest)(nil),             // 11: toold.v1.CallRequest
+	(*CallResponse)(nil),            // 12: toold.v1.CallResponse
+	(*AttachRequest)(nil),           // 13: toold.v1.AttachRequest
+	(*ToolCall)(nil),                // 14: toold.v1.ToolCall
+	(*ExecuteEvent)(nil),            // 15: toold.v1.ExecuteEvent
+	(*Keepalive)(nil),               // 16: toold.v1.Keepalive
+	(*HookRun)(nil),                 // 17: toold.v1.HookRun
+	(*Decision)(nil),                // 18: toold.v1.Decision
+	(*PartDecision)(nil),            // 19: toold.v1.PartDecision
+	(*PermissionRequest)(nil),       // 20: toold.v1.PermissionRequest
+	(*CheckPermissionRequest)(nil),  // 21: toold.v1.CheckPermissionRequest
+	(*CheckPermissionResponse)(nil), // 22: toold.v1.CheckPermissionResponse
+	(*ToolStarted)(nil),             // 23: toold.v1.ToolStarted
+	(*ToolProgress)(nil),            // 24: toold.v1.ToolProgress
+	(*ToolResult)(nil),              // 25: toold.v1.ToolResult
+	(*ContentBlock)(nil),            // 26: toold.v1.ContentBlock
+	(*DocumentBlock)(nil),           // 27: toold.v1.DocumentBlock
+	(*TextBlock)(nil),               // 28: toold.v1.TextBlock
+	(*ImageBlock)(nil),              // 29: toold.v1.ImageBlock
+	(*structpb.Struct)(nil),         // 30: google.protobuf.Struct
+	(*DelegatedCall)(nil),           // 31: toold.v1.DelegatedCall
+	(*CompleteCallRequest)(nil),     // 32: toold.v1.CompleteCallRequest
+	(*CompleteCallResponse)(nil),    // 33: toold.v1.CompleteCallResponse
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
 	5,  // 0: toold.v1.CancelResponse.calls:type_name -> toold.v1.CallCancellation
 	0,  // 1: toold.v1.CallCancellation.state:type_name -> toold.v1.CancelState
 	9,  // 2: toold.v1.ListToolsResponse.tools:type_name -> toold.v1.ToolDefinition
 	8,  // 3: toold.v1.ListToolsResponse.mcp_servers:type_name -> toold.v1.McpServerState
-	28, // 4: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
-	12, // 5: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
-	28, // 6: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
-	21, // 7: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
-	22, // 8: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
-	23, // 9: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
-	18, // 10: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
-	16, // 11: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
-	15, // 12: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
-	14, // 13: toold.v1.ExecuteEvent.keepalive:type_name -> toold.v1.Keepalive
-	29, // 14: toold.v1.ExecuteEvent.delegated_call:type_name -> toold.v1.DelegatedCall
-	1,  // 15: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
-	17, // 16: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
-	1,  // 17: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
-	28, // 18: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
-	16, // 19: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
-	12, // 20: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
-	16, // 21: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
-	2,  // 22: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
-	24, // 23: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
-	28, // 24: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
-	28, // 25: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
-	26, // 26: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
-	27, // 27: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
-	25, // 28: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
-	6,  // 29: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
-	10, // 30: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
-	11, // 31: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
-	19, // 32: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
-	3,  // 33: toold.v1.ToolService.Cancel:input_type -> toold.v1.CancelRequest
-	30, // 34: toold.v1.ToolService.CompleteCall:input_type -> toold.v1.CompleteCallRequest
-	7,  // 35: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	13, // 36: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	13, // 37: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
-	20, // 38: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
-	4,  // 39: toold.v1.ToolService.Cancel:output_type -> toold.v1.CancelResponse
-	31, // 40: toold.v1.ToolService.CompleteCall:output_type -> toold.v1.CompleteCallResponse
-	35, // [35:41] is the sub-list for method output_type
-	29, // [29:35] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	30, // 4: toold.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
+	14, // 5: toold.v1.ExecuteRequest.calls:type_name -> toold.v1.ToolCall
+	14, // 6: toold.v1.CallRequest.calls:type_name -> toold.v1.ToolCall
+	15, // 7: toold.v1.CallResponse.events:type_name -> toold.v1.ExecuteEvent
+	30, // 8: toold.v1.ToolCall.input:type_name -> google.protobuf.Struct
+	23, // 9: toold.v1.ExecuteEvent.started:type_name -> toold.v1.ToolStarted
+	24, // 10: toold.v1.ExecuteEvent.progress:type_name -> toold.v1.ToolProgress
+	25, // 11: toold.v1.ExecuteEvent.result:type_name -> toold.v1.ToolResult
+	20, // 12: toold.v1.ExecuteEvent.permission_request:type_name -> toold.v1.PermissionRequest
+	18, // 13: toold.v1.ExecuteEvent.decision:type_name -> toold.v1.Decision
+	17, // 14: toold.v1.ExecuteEvent.hook_run:type_name -> toold.v1.HookRun
+	16, // 15: toold.v1.ExecuteEvent.keepalive:type_name -> toold.v1.Keepalive
+	31, // 16: toold.v1.ExecuteEvent.delegated_call:type_name -> toold.v1.DelegatedCall
+	1,  // 17: toold.v1.Decision.behavior:type_name -> toold.v1.Behavior
+	19, // 18: toold.v1.Decision.parts:type_name -> toold.v1.PartDecision
+	1,  // 19: toold.v1.PartDecision.behavior:type_name -> toold.v1.Behavior
+	30, // 20: toold.v1.PermissionRequest.input:type_name -> google.protobuf.Struct
+	18, // 21: toold.v1.PermissionRequest.decision:type_name -> toold.v1.Decision
+	14, // 22: toold.v1.CheckPermissionRequest.call:type_name -> toold.v1.ToolCall
+	18, // 23: toold.v1.CheckPermissionResponse.decision:type_name -> toold.v1.Decision
+	2,  // 24: toold.v1.ToolResult.error_kind:type_name -> toold.v1.ErrorKind
+	26, // 25: toold.v1.ToolResult.content:type_name -> toold.v1.ContentBlock
+	30, // 26: toold.v1.ToolResult.tool_result:type_name -> google.protobuf.Struct
+	30, // 27: toold.v1.ToolResult.metadata:type_name -> google.protobuf.Struct
+	28, // 28: toold.v1.ContentBlock.text:type_name -> toold.v1.TextBlock
+	29, // 29: toold.v1.ContentBlock.image:type_name -> toold.v1.ImageBlock
+	27, // 30: toold.v1.ContentBlock.document:type_name -> toold.v1.DocumentBlock
+	6,  // 31: toold.v1.ToolService.ListTools:input_type -> toold.v1.ListToolsRequest
+	10, // 32: toold.v1.ToolService.Execute:input_type -> toold.v1.ExecuteRequest
+	13, // 33: toold.v1.ToolService.Attach:input_type -> toold.v1.AttachRequest
+	21, // 34: toold.v1.ToolService.CheckPermission:input_type -> toold.v1.CheckPermissionRequest
+	3,  // 35: toold.v1.ToolService.Cancel:input_type -> toold.v1.CancelRequest
+	32, // 36: toold.v1.ToolService.CompleteCall:input_type -> toold.v1.CompleteCallRequest
+	11, // 37: toold.v1.ToolService.Call:input_type -> toold.v1.CallRequest
+	7,  // 38: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	15, // 39: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	15, // 40: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
+	22, // 41: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	4,  // 42: toold.v1.ToolService.Cancel:output_type -> toold.v1.CancelResponse
+	33, // 43: toold.v1.ToolService.CompleteCall:output_type -> toold.v1.CompleteCallResponse
+	12, // 44: toold.v1.ToolService.Call:output_type -> toold.v1.CallResponse
+	38, // [38:45] is the sub-list for method output_type
+	31, // [31:38] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_toold_v1_tool_proto_init() }
@@ -2467,7 +2585,7 @@ func file_toold_v1_tool_proto_init() {
 		return
 	}
 	file_toold_v1_delegation_proto_init()
-	file_toold_v1_tool_proto_msgTypes[10].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[12].OneofWrappers = []any{
 		(*ExecuteEvent_Started)(nil),
 		(*ExecuteEvent_Progress)(nil),
 		(*ExecuteEvent_Result)(nil),
@@ -2477,12 +2595,12 @@ func file_toold_v1_tool_proto_init() {
 		(*ExecuteEvent_Keepalive)(nil),
 		(*ExecuteEvent_DelegatedCall)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[19].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[21].OneofWrappers = []any{
 		(*ToolProgress_Stdout)(nil),
 		(*ToolProgress_Stderr)(nil),
 		(*ToolProgress_Message)(nil),
 	}
-	file_toold_v1_tool_proto_msgTypes[21].OneofWrappers = []any{
+	file_toold_v1_tool_proto_msgTypes[23].OneofWrappers = []any{
 		(*ContentBlock_Text)(nil),
 		(*ContentBlock_Image)(nil),
 		(*ContentBlock_Document)(nil),
@@ -2493,7 +2611,7 @@ func file_toold_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toold_v1_tool_proto_rawDesc), len(file_toold_v1_tool_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	ToolService_CheckPermission_FullMethodName = "/toold.v1.ToolService/CheckPermission"
 	ToolService_Cancel_FullMethodName          = "/toold.v1.ToolService/Cancel"
 	ToolService_CompleteCall_FullMethodName    = "/toold.v1.ToolService/CompleteCall"
+	ToolService_Call_FullMethodName            = "/toold.v1.ToolService/Call"
 )
 
 // ToolServiceClient is the client API for ToolService service.
@@ -129,6 +130,23 @@ type ToolServiceClient interface {
 	// already (a second CompleteCall); INVALID_ARGUMENT for a bad request,
 	// or a mode the operator disabled.
 	CompleteCall(ctx context.Context, in *CompleteCallRequest, opts ...grpc.CallOption) (*CompleteCallResponse, error)
+	// Call runs the tool calls of one model turn as Execute does (the same
+	// validation, hooks, policy, journal and exactly-once per tool_use_id)
+	// and answers with every call's events in one message, for calls that
+	// need no progress stream (Read, Grep, Glob, a short Bash). Progress
+	// events are not kept: the result carries the output.
+	//
+	// Nobody can answer a call while a unary Call runs: a call that would
+	// wait for a person's permission answer (after the PermissionRequest
+	// hooks left it undecided) or for the orchestrator's CompleteCall (a
+	// delegated tool) does not start, and neither does any call of the
+	// request after it. The RPC then fails with FAILED_PRECONDITION naming
+	// the call and Execute. The calls that finished before it are journaled
+	// and the rest are not, so sending the same request again with Execute
+	// replays the finished ones and runs the rest with a stream.
+	//
+	// Errors: as Execute's, and FAILED_PRECONDITION as above.
+	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (*CallResponse, error)
 }
 
 type toolServiceClient struct {
@@ -211,6 +229,16 @@ func (c *toolServiceClient) CompleteCall(ctx context.Context, in *CompleteCallRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CompleteCallResponse)
 	err := c.cc.Invoke(ctx, ToolService_CompleteCall_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *toolServiceClient) Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (*CallResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CallResponse)
+	err := c.cc.Invoke(ctx, ToolService_Call_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -319,6 +347,23 @@ type ToolServiceServer interface {
 	// already (a second CompleteCall); INVALID_ARGUMENT for a bad request,
 	// or a mode the operator disabled.
 	CompleteCall(context.Context, *CompleteCallRequest) (*CompleteCallResponse, error)
+	// Call runs the tool calls of one model turn as Execute does (the same
+	// validation, hooks, policy, journal and exactly-once per tool_use_id)
+	// and answers with every call's events in one message, for calls that
+	// need no progress stream (Read, Grep, Glob, a short Bash). Progress
+	// events are not kept: the result carries the output.
+	//
+	// Nobody can answer a call while a unary Call runs: a call that would
+	// wait for a person's permission answer (after the PermissionRequest
+	// hooks left it undecided) or for the orchestrator's CompleteCall (a
+	// delegated tool) does not start, and neither does any call of the
+	// request after it. The RPC then fails with FAILED_PRECONDITION naming
+	// the call and Execute. The calls that finished before it are journaled
+	// and the rest are not, so sending the same request again with Execute
+	// replays the finished ones and runs the rest with a stream.
+	//
+	// Errors: as Execute's, and FAILED_PRECONDITION as above.
+	Call(context.Context, *CallRequest) (*CallResponse, error)
 	mustEmbedUnimplementedToolServiceServer()
 }
 
@@ -346,6 +391,9 @@ func (UnimplementedToolServiceServer) Cancel(context.Context, *CancelRequest) (*
 }
 func (UnimplementedToolServiceServer) CompleteCall(context.Context, *CompleteCallRequest) (*CompleteCallResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CompleteCall not implemented")
+}
+func (UnimplementedToolServiceServer) Call(context.Context, *CallRequest) (*CallResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Call not implemented")
 }
 func (UnimplementedToolServiceServer) mustEmbedUnimplementedToolServiceServer() {}
 func (UnimplementedToolServiceServer) testEmbeddedByValue()                     {}
@@ -462,6 +510,24 @@ func _ToolService_CompleteCall_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolService_Call_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CallRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolServiceServer).Call(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolService_Call_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolServiceServer).Call(ctx, req.(*CallRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ToolService_ServiceDesc is the grpc.ServiceDesc for ToolService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -484,6 +550,10 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CompleteCall",
 			Handler:    _ToolService_CompleteCall_Handler,
+		},
+		{
+			MethodName: "Call",
+			Handler:    _ToolService_Call_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -18,9 +18,14 @@ const MaxToolUseIDLen = 256
 
 // Validate checks that every call has a tool_use_id and that no two share
 // one.
-func (r *ExecuteRequest) Validate() error {
-	seen := make(map[string]struct{}, len(r.GetCalls()))
-	for i, c := range r.GetCalls() {
+func (r *ExecuteRequest) Validate() error { return validateCalls(r.GetCalls()) }
+
+// Validate checks the calls as ExecuteRequest.Validate does.
+func (r *CallRequest) Validate() error { return validateCalls(r.GetCalls()) }
+
+func validateCalls(calls []*ToolCall) error {
+	seen := make(map[string]struct{}, len(calls))
+	for i, c := range calls {
 		id := c.GetToolUseId()
 		if id == "" {
 			return fmt.Errorf("calls[%d].tool_use_id: required", i)

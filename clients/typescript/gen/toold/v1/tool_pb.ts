@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toold/v1/tool.proto.
  */
 export const file_toold_v1_tool: GenFile = /*@__PURE__*/
-  fileDesc("ChN0b29sZC92MS90b29sLnByb3RvEgh0b29sZC52MSJWCg1DYW5jZWxSZXF1ZXN0EhoKCnNlc3Npb25faWQYASABKAlCBrpIA8gBARIpCgx0b29sX3VzZV9pZHMYAiADKAlCE7pIEJIBDQgBEGQiB3IFEAEYgAIiOwoOQ2FuY2VsUmVzcG9uc2USKQoFY2FsbHMYASADKAsyGi50b29sZC52MS5DYWxsQ2FuY2VsbGF0aW9uIk0KEENhbGxDYW5jZWxsYXRpb24SEwoLdG9vbF91c2VfaWQYASABKAkSJAoFc3RhdGUYAiABKA4yFS50b29sZC52MS5DYW5jZWxTdGF0ZSImChBMaXN0VG9vbHNSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkifwoRTGlzdFRvb2xzUmVzcG9uc2USJwoFdG9vbHMYASADKAsyGC50b29sZC52MS5Ub29sRGVmaW5pdGlvbhItCgttY3Bfc2VydmVycxgCIAMoCzIYLnRvb2xkLnYxLk1jcFNlcnZlclN0YXRlEhIKCnRvb2xzX2pzb24YAyABKAkiaAoOTWNwU2VydmVyU3RhdGUSDAoEbmFtZRgBIAEoCRIRCgl0cmFuc3BvcnQYAiABKAkSDQoFc3RhdGUYAyABKAkSEgoKbGFzdF9lcnJvchgEIAEoCRISCgp0b29sX2NvdW50GAUgASgFIogBCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEAoIZGVmZXJyZWQYBCABKAgSEgoKbWNwX3NlcnZlchgFIAEoCSKpAQoORXhlY3V0ZVJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEmkKBWNhbGxzGAIgAygLMhIudG9vbGQudjEuVG9vbENhbGxCRrpIQ7oBQAoPY2FsbHMubWluX2l0ZW1zEh1hdCBsZWFzdCBvbmUgY2FsbCBpcyByZXF1aXJlZBoOc2l6ZSh0aGlzKSA+IDASEAoIZGV0YWNoZWQYAyABKAgiaQoNQXR0YWNoUmVxdWVzdBIaCgpzZXNzaW9uX2lkGAEgASgJQga6SAPIAQESIAoLdG9vbF91c2VfaWQYAiABKAlCC7pICMgBAXIDGIACEhoKCWFmdGVyX3NlcRgDIAEoA0IHukgEIgIoACLjAQoIVG9vbENhbGwSHQoLdG9vbF91c2VfaWQYASABKAlCCLpIBXIDGIACEhQKBG5hbWUYAiABKAlCBrpIA8gBARImCgVpbnB1dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKaW5wdXRfanNvbhgEIAEoCTpmukhjGmEKD2lucHV0LmV4Y2x1c2l2ZRIhc2V0IGlucHV0IG9yIGlucHV0X2pzb24sIG5vdCBib3RoGishKGhhcyh0aGlzLmlucHV0KSAmJiB0aGlzLmlucHV0X2pzb24gIT0gJycpIrADCgxFeGVjdXRlRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSKAoHc3RhcnRlZBgCIAEoCzIVLnRvb2xkLnYxLlRvb2xTdGFydGVkSAASKgoIcHJvZ3Jlc3MYAyABKAsyFi50b29sZC52MS5Ub29sUHJvZ3Jlc3NIABImCgZyZXN1bHQYBCABKAsyFC50b29sZC52MS5Ub29sUmVzdWx0SAASOQoScGVybWlzc2lvbl9yZXF1ZXN0GAUgASgLMhsudG9vbGQudjEuUGVybWlzc2lvblJlcXVlc3RIABImCghkZWNpc2lvbhgGIAEoCzISLnRvb2xkLnYxLkRlY2lzaW9uSAASJQoIaG9va19ydW4YCSABKAsyES50b29sZC52MS5Ib29rUnVuSAASKAoJa2VlcGFsaXZlGAogASgLMhMudG9vbGQudjEuS2VlcGFsaXZlSAASMQoOZGVsZWdhdGVkX2NhbGwYCyABKAsyFy50b29sZC52MS5EZWxlZ2F0ZWRDYWxsSAASCwoDc2VxGAcgASgDEhAKCHJlcGxheWVkGAggASgIQgcKBWV2ZW50IgsKCUtlZXBhbGl2ZSKPAQoHSG9va1J1bhINCgVldmVudBgBIAEoCRIMCgRob29rGAIgASgJEgwKBHR5cGUYAyABKAkSEAoIZGVjaXNpb24YBCABKAkSDgoGc3RhdHVzGAUgASgJEg8KB21lc3NhZ2UYBiABKAkSEQoJZXhpdF9jb2RlGAcgASgFEhMKC2R1cmF0aW9uX21zGAggASgDIpcBCghEZWNpc2lvbhIkCghiZWhhdmlvchgBIAEoDjISLnRvb2xkLnYxLkJlaGF2aW9yEg4KBnJlYXNvbhgCIAEoCRIMCgRydWxlGAMgASgJEg4KBnNvdXJjZRgEIAEoCRIlCgVwYXJ0cxgFIAMoCzIWLnRvb2xkLnYxLlBhcnREZWNpc2lvbhIQCgh3YXJuaW5ncxgGIAMoCSJzCgxQYXJ0RGVjaXNpb24SDwoHY29tbWFuZBgBIAEoCRIkCghiZWhhdmlvchgCIAEoDjISLnRvb2xkLnYxLkJlaGF2aW9yEg4KBnJlYXNvbhgDIAEoCRIMCgRydWxlGAQgASgJEg4KBnNvdXJjZRgFIAEoCSKhAQoRUGVybWlzc2lvblJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJgoFaW5wdXQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EiQKCGRlY2lzaW9uGAQgASgLMhIudG9vbGQudjEuRGVjaXNpb24SFwoPc3VnZ2VzdGVkX3J1bGVzGAUgAygJIl4KFkNoZWNrUGVybWlzc2lvblJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEigKBGNhbGwYAiABKAsyEi50b29sZC52MS5Ub29sQ2FsbEIGukgDyAEBIj8KF0NoZWNrUGVybWlzc2lvblJlc3BvbnNlEiQKCGRlY2lzaW9uGAEgASgLMhIudG9vbGQudjEuRGVjaXNpb24idAoLVG9vbFN0YXJ0ZWQSDAoEbmFtZRgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhEKCWlzX3NlYXJjaBgDIAEoCBIPCgdpc19yZWFkGAQgASgIEg8KB2lzX2xpc3QYBSABKAgSEQoJcmVhZF9vbmx5GAYgASgIIk4KDFRvb2xQcm9ncmVzcxIQCgZzdGRvdXQYASABKAxIABIQCgZzdGRlcnIYAiABKAxIABIRCgdtZXNzYWdlGAMgASgJSABCBwoFY2h1bmsi9QEKClRvb2xSZXN1bHQSEAoIaXNfZXJyb3IYASABKAgSJwoKZXJyb3Jfa2luZBgCIAEoDjITLnRvb2xkLnYxLkVycm9yS2luZBInCgdjb250ZW50GAMgAygLMhYudG9vbGQudjEuQ29udGVudEJsb2NrEiwKC3Rvb2xfcmVzdWx0GAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLZHVyYXRpb25fbXMYBiABKAMSFQoNbW9kZWxfY29udGV4dBgHIAMoCSKQAQoMQ29udGVudEJsb2NrEiMKBHRleHQYASABKAsyEy50b29sZC52MS5UZXh0QmxvY2tIABIlCgVpbWFnZRgCIAEoCzIULnRvb2xkLnYxLkltYWdlQmxvY2tIABIrCghkb2N1bWVudBgDIAEoCzIXLnRvb2xkLnYxLkRvY3VtZW50QmxvY2tIAEIHCgVibG9jayIxCg1Eb2N1bWVudEJsb2NrEhIKCm1lZGlhX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDCIZCglUZXh0QmxvY2sSDAoEdGV4dBgBIAEoCSIuCgpJbWFnZUJsb2NrEhIKCm1lZGlhX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDCqBAQoLQ2FuY2VsU3RhdGUSHAoYQ0FOQ0VMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGwoXQ0FOQ0VMX1NUQVRFX0NBTkNFTExJTkcQARIZChVDQU5DRUxfU1RBVEVfRklOSVNIRUQQAhIcChhDQU5DRUxfU1RBVEVfTk9UX1NUQVJURUQQAypdCghCZWhhdmlvchIYChRCRUhBVklPUl9VTlNQRUNJRklFRBAAEhIKDkJFSEFWSU9SX0FMTE9XEAESEQoNQkVIQVZJT1JfREVOWRACEhAKDEJFSEFWSU9SX0FTSxADKoQDCglFcnJvcktpbmQSGgoWRVJST1JfS0lORF9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX0tJTkRfSU5WQUxJRF9JTlBVVBABEhsKF0VSUk9SX0tJTkRfVU5LTk9XTl9UT09MEAISIAocRVJST1JfS0lORF9QRVJNSVNTSU9OX0RFTklFRBADEhYKEkVSUk9SX0tJTkRfVElNRU9VVBAEEhUKEUVSUk9SX0tJTkRfRkFJTEVEEAUSGAoURVJST1JfS0lORF9DQU5DRUxMRUQQBhIXChNFUlJPUl9LSU5EX0lOVEVSTkFMEAcSGgoWRVJST1JfS0lORF9VTkFWQUlMQUJMRRAIEhgKFEVSUk9SX0tJTkRfTk9UX0ZPVU5EEAkSGQoVRVJST1JfS0lORF9XUk9OR19UWVBFEAoSFwoTRVJST1JfS0lORF9OT19NQVRDSBALEhkKFUVSUk9SX0tJTkRfTk9UX1VOSVFVRRAMEhcKE0VSUk9SX0tJTkRfQ09ORkxJQ1QQDTKzAwoLVG9vbFNlcnZpY2USRAoJTGlzdFRvb2xzEhoudG9vbGQudjEuTGlzdFRvb2xzUmVxdWVzdBobLnRvb2xkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEj0KB0V4ZWN1dGUSGC50b29sZC52MS5FeGVjdXRlUmVxdWVzdBoWLnRvb2xkLnYxLkV4ZWN1dGVFdmVudDABEjsKBkF0dGFjaBIXLnRvb2xkLnYxLkF0dGFjaFJlcXVlc3QaFi50b29sZC52MS5FeGVjdXRlRXZlbnQwARJWCg9DaGVja1Blcm1pc3Npb24SIC50b29sZC52MS5DaGVja1Blcm1pc3Npb25SZXF1ZXN0GiEudG9vbGQudjEuQ2hlY2tQZXJtaXNzaW9uUmVzcG9uc2USOwoGQ2FuY2VsEhcudG9vbGQudjEuQ2FuY2VsUmVxdWVzdBoYLnRvb2xkLnYxLkNhbmNlbFJlc3BvbnNlEk0KDENvbXBsZXRlQ2FsbBIdLnRvb2xkLnYxLkNvbXBsZXRlQ2FsbFJlcXVlc3QaHi50b29sZC52MS5Db21wbGV0ZUNhbGxSZXNwb25zZUIvWi1naXRodWIuY29tL3Rvb2xkL3Rvb2xkL3Byb3RvL3Rvb2xkL3YxO3Rvb2xkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_struct, file_toold_v1_delegation]);
+  fileDesc("ChN0b29sZC92MS90b29sLnByb3RvEgh0b29sZC52MSJWCg1DYW5jZWxSZXF1ZXN0EhoKCnNlc3Npb25faWQYASABKAlCBrpIA8gBARIpCgx0b29sX3VzZV9pZHMYAiADKAlCE7pIEJIBDQgBEGQiB3IFEAEYgAIiOwoOQ2FuY2VsUmVzcG9uc2USKQoFY2FsbHMYASADKAsyGi50b29sZC52MS5DYWxsQ2FuY2VsbGF0aW9uIk0KEENhbGxDYW5jZWxsYXRpb24SEwoLdG9vbF91c2VfaWQYASABKAkSJAoFc3RhdGUYAiABKA4yFS50b29sZC52MS5DYW5jZWxTdGF0ZSImChBMaXN0VG9vbHNSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkifwoRTGlzdFRvb2xzUmVzcG9uc2USJwoFdG9vbHMYASADKAsyGC50b29sZC52MS5Ub29sRGVmaW5pdGlvbhItCgttY3Bfc2VydmVycxgCIAMoCzIYLnRvb2xkLnYxLk1jcFNlcnZlclN0YXRlEhIKCnRvb2xzX2pzb24YAyABKAkiaAoOTWNwU2VydmVyU3RhdGUSDAoEbmFtZRgBIAEoCRIRCgl0cmFuc3BvcnQYAiABKAkSDQoFc3RhdGUYAyABKAkSEgoKbGFzdF9lcnJvchgEIAEoCRISCgp0b29sX2NvdW50GAUgASgFIogBCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEAoIZGVmZXJyZWQYBCABKAgSEgoKbWNwX3NlcnZlchgFIAEoCSKpAQoORXhlY3V0ZVJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEmkKBWNhbGxzGAIgAygLMhIudG9vbGQudjEuVG9vbENhbGxCRrpIQ7oBQAoPY2FsbHMubWluX2l0ZW1zEh1hdCBsZWFzdCBvbmUgY2FsbCBpcyByZXF1aXJlZBoOc2l6ZSh0aGlzKSA+IDASEAoIZGV0YWNoZWQYAyABKAgilAEKC0NhbGxSZXF1ZXN0EhoKCnNlc3Npb25faWQYASABKAlCBrpIA8gBARJpCgVjYWxscxgCIAMoCzISLnRvb2xkLnYxLlRvb2xDYWxsQka6SEO6AUAKD2NhbGxzLm1pbl9pdGVtcxIdYXQgbGVhc3Qgb25lIGNhbGwgaXMgcmVxdWlyZWQaDnNpemUodGhpcykgPiAwIjYKDENhbGxSZXNwb25zZRImCgZldmVudHMYASADKAsyFi50b29sZC52MS5FeGVjdXRlRXZlbnQiaQoNQXR0YWNoUmVxdWVzdBIaCgpzZXNzaW9uX2lkGAEgASgJQga6SAPIAQESIAoLdG9vbF91c2VfaWQYAiABKAlCC7pICMgBAXIDGIACEhoKCWFmdGVyX3NlcRgDIAEoA0IHukgEIgIoACLjAQoIVG9vbENhbGwSHQoLdG9vbF91c2VfaWQYASABKAlCCLpIBXIDGIACEhQKBG5hbWUYAiABKAlCBrpIA8gBARImCgVpbnB1dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKaW5wdXRfanNvbhgEIAEoCTpmukhjGmEKD2lucHV0LmV4Y2x1c2l2ZRIhc2V0IGlucHV0IG9yIGlucHV0X2pzb24sIG5vdCBib3RoGishKGhhcyh0aGlzLmlucHV0KSAmJiB0aGlzLmlucHV0X2pzb24gIT0gJycpIrADCgxFeGVjdXRlRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSKAoHc3RhcnRlZBgCIAEoCzIVLnRvb2xkLnYxLlRvb2xTdGFydGVkSAASKgoIcHJvZ3Jlc3MYAyABKAsyFi50b29sZC52MS5Ub29sUHJvZ3Jlc3NIABImCgZyZXN1bHQYBCABKAsyFC50b29sZC52MS5Ub29sUmVzdWx0SAASOQoScGVybWlzc2lvbl9yZXF1ZXN0GAUgASgLMhsudG9vbGQudjEuUGVybWlzc2lvblJlcXVlc3RIABImCghkZWNpc2lvbhgGIAEoCzISLnRvb2xkLnYxLkRlY2lzaW9uSAASJQoIaG9va19ydW4YCSABKAsyES50b29sZC52MS5Ib29rUnVuSAASKAoJa2VlcGFsaXZlGAogASgLMhMudG9vbGQudjEuS2VlcGFsaXZlSAASMQoOZGVsZWdhdGVkX2NhbGwYCyABKAsyFy50b29sZC52MS5EZWxlZ2F0ZWRDYWxsSAASCwoDc2VxGAcgASgDEhAKCHJlcGxheWVkGAggASgIQgcKBWV2ZW50IgsKCUtlZXBhbGl2ZSKPAQoHSG9va1J1bhINCgVldmVudBgBIAEoCRIMCgRob29rGAIgASgJEgwKBHR5cGUYAyABKAkSEAoIZGVjaXNpb24YBCABKAkSDgoGc3RhdHVzGAUgASgJEg8KB21lc3NhZ2UYBiABKAkSEQoJZXhpdF9jb2RlGAcgASgFEhMKC2R1cmF0aW9uX21zGAggASgDIpcBCghEZWNpc2lvbhIkCghiZWhhdmlvchgBIAEoDjISLnRvb2xkLnYxLkJlaGF2aW9yEg4KBnJlYXNvbhgCIAEoCRIMCgRydWxlGAMgASgJEg4KBnNvdXJjZRgEIAEoCRIlCgVwYXJ0cxgFIAMoCzIWLnRvb2xkLnYxLlBhcnREZWNpc2lvbhIQCgh3YXJuaW5ncxgGIAMoCSJzCgxQYXJ0RGVjaXNpb24SDwoHY29tbWFuZBgBIAEoCRIkCghiZWhhdmlvchgCIAEoDjISLnRvb2xkLnYxLkJlaGF2aW9yEg4KBnJlYXNvbhgDIAEoCRIMCgRydWxlGAQgASgJEg4KBnNvdXJjZRgFIAEoCSKhAQoRUGVybWlzc2lvblJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJgoFaW5wdXQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EiQKCGRlY2lzaW9uGAQgASgLMhIudG9vbGQudjEuRGVjaXNpb24SFwoPc3VnZ2VzdGVkX3J1bGVzGAUgAygJIl4KFkNoZWNrUGVybWlzc2lvblJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEigKBGNhbGwYAiABKAsyEi50b29sZC52MS5Ub29sQ2FsbEIGukgDyAEBIj8KF0NoZWNrUGVybWlzc2lvblJlc3BvbnNlEiQKCGRlY2lzaW9uGAEgASgLMhIudG9vbGQudjEuRGVjaXNpb24idAoLVG9vbFN0YXJ0ZWQSDAoEbmFtZRgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhEKCWlzX3NlYXJjaBgDIAEoCBIPCgdpc19yZWFkGAQgASgIEg8KB2lzX2xpc3QYBSABKAgSEQoJcmVhZF9vbmx5GAYgASgIIk4KDFRvb2xQcm9ncmVzcxIQCgZzdGRvdXQYASABKAxIABIQCgZzdGRlcnIYAiABKAxIABIRCgdtZXNzYWdlGAMgASgJSABCBwoFY2h1bmsi9QEKClRvb2xSZXN1bHQSEAoIaXNfZXJyb3IYASABKAgSJwoKZXJyb3Jfa2luZBgCIAEoDjITLnRvb2xkLnYxLkVycm9yS2luZBInCgdjb250ZW50GAMgAygLMhYudG9vbGQudjEuQ29udGVudEJsb2NrEiwKC3Rvb2xfcmVzdWx0GAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLZHVyYXRpb25fbXMYBiABKAMSFQoNbW9kZWxfY29udGV4dBgHIAMoCSKQAQoMQ29udGVudEJsb2NrEiMKBHRleHQYASABKAsyEy50b29sZC52MS5UZXh0QmxvY2tIABIlCgVpbWFnZRgCIAEoCzIULnRvb2xkLnYxLkltYWdlQmxvY2tIABIrCghkb2N1bWVudBgDIAEoCzIXLnRvb2xkLnYxLkRvY3VtZW50QmxvY2tIAEIHCgVibG9jayIxCg1Eb2N1bWVudEJsb2NrEhIKCm1lZGlhX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDCIZCglUZXh0QmxvY2sSDAoEdGV4dBgBIAEoCSIuCgpJbWFnZUJsb2NrEhIKCm1lZGlhX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDCqBAQoLQ2FuY2VsU3RhdGUSHAoYQ0FOQ0VMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGwoXQ0FOQ0VMX1NUQVRFX0NBTkNFTExJTkcQARIZChVDQU5DRUxfU1RBVEVfRklOSVNIRUQQAhIcChhDQU5DRUxfU1RBVEVfTk9UX1NUQVJURUQQAypdCghCZWhhdmlvchIYChRCRUhBVklPUl9VTlNQRUNJRklFRBAAEhIKDkJFSEFWSU9SX0FMTE9XEAESEQoNQkVIQVZJT1JfREVOWRACEhAKDEJFSEFWSU9SX0FTSxADKoQDCglFcnJvcktpbmQSGgoWRVJST1JfS0lORF9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX0tJTkRfSU5WQUxJRF9JTlBVVBABEhsKF0VSUk9SX0tJTkRfVU5LTk9XTl9UT09MEAISIAocRVJST1JfS0lORF9QRVJNSVNTSU9OX0RFTklFRBADEhYKEkVSUk9SX0tJTkRfVElNRU9VVBAEEhUKEUVSUk9SX0tJTkRfRkFJTEVEEAUSGAoURVJST1JfS0lORF9DQU5DRUxMRUQQBhIXChNFUlJPUl9LSU5EX0lOVEVSTkFMEAcSGgoWRVJST1JfS0lORF9VTkFWQUlMQUJMRRAIEhgKFEVSUk9SX0tJTkRfTk9UX0ZPVU5EEAkSGQoVRVJST1JfS0lORF9XUk9OR19UWVBFEAoSFwoTRVJST1JfS0lORF9OT19NQVRDSBALEhkKFUVSUk9SX0tJTkRfTk9UX1VOSVFVRRAMEhcKE0VSUk9SX0tJTkRfQ09ORkxJQ1QQDTLqAwoLVG9vbFNlcnZpY2USRAoJTGlzdFRvb2xzEhoudG9vbGQudjEuTGlzdFRvb2xzUmVxdWVzdBobLnRvb2xkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEj0KB0V4ZWN1dGUSGC50b29sZC52MS5FeGVjdXRlUmVxdWVzdBoWLnRvb2xkLnYxLkV4ZWN1dGVFdmVudDABEjsKBkF0dGFjaBIXLnRvb2xkLnYxLkF0dGFjaFJlcXVlc3QaFi50b29sZC52MS5FeGVjdXRlRXZlbnQwARJWCg9DaGVja1Blcm1pc3Npb24SIC50b29sZC52MS5DaGVja1Blcm1pc3Npb25SZXF1ZXN0GiEudG9vbGQudjEuQ2hlY2tQZXJtaXNzaW9uUmVzcG9uc2USOwoGQ2FuY2VsEhcudG9vbGQudjEuQ2FuY2VsUmVxdWVzdBoYLnRvb2xkLnYxLkNhbmNlbFJlc3BvbnNlEk0KDENvbXBsZXRlQ2FsbBIdLnRvb2xkLnYxLkNvbXBsZXRlQ2FsbFJlcXVlc3QaHi50b29sZC52MS5Db21wbGV0ZUNhbGxSZXNwb25zZRI1CgRDYWxsEhUudG9vbGQudjEuQ2FsbFJlcXVlc3QaFi50b29sZC52MS5DYWxsUmVzcG9uc2VCL1otZ2l0aHViLmNvbS90b29sZC90b29sZC9wcm90by90b29sZC92MTt0b29sZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_struct, file_toold_v1_delegation]);
 
 /**
  * CancelRequest names the calls to cancel.
@@ -293,6 +293,58 @@ export const ExecuteRequestSchema: GenMessage<ExecuteRequest> = /*@__PURE__*/
   messageDesc(file_toold_v1_tool, 7);
 
 /**
+ * CallRequest carries the tool_use blocks of one assistant turn, for the
+ * unary Call.
+ *
+ * @generated from message toold.v1.CallRequest
+ */
+export type CallRequest = Message<"toold.v1.CallRequest"> & {
+  /**
+   * The session the calls run in.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * One or more calls, in the order the model made them.
+   *
+   * @generated from field: repeated toold.v1.ToolCall calls = 2;
+   */
+  calls: ToolCall[];
+};
+
+/**
+ * Describes the message toold.v1.CallRequest.
+ * Use `create(CallRequestSchema)` to create a new message.
+ */
+export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
+  messageDesc(file_toold_v1_tool, 8);
+
+/**
+ * CallResponse has the events of every call of a CallRequest: the calls
+ * in request order, each call's events in order (seq), its result last.
+ * It has no progress or keepalive events.
+ *
+ * @generated from message toold.v1.CallResponse
+ */
+export type CallResponse = Message<"toold.v1.CallResponse"> & {
+  /**
+   * The events.
+   *
+   * @generated from field: repeated toold.v1.ExecuteEvent events = 1;
+   */
+  events: ExecuteEvent[];
+};
+
+/**
+ * Describes the message toold.v1.CallResponse.
+ * Use `create(CallResponseSchema)` to create a new message.
+ */
+export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
+  messageDesc(file_toold_v1_tool, 9);
+
+/**
  * AttachRequest names the call to follow.
  *
  * @generated from message toold.v1.AttachRequest
@@ -325,7 +377,7 @@ export type AttachRequest = Message<"toold.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 8);
+  messageDesc(file_toold_v1_tool, 10);
 
 /**
  * ToolCall is one tool_use block.
@@ -368,7 +420,7 @@ export type ToolCall = Message<"toold.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 9);
+  messageDesc(file_toold_v1_tool, 11);
 
 /**
  * ExecuteEvent is one event of one call.
@@ -479,7 +531,7 @@ export type ExecuteEvent = Message<"toold.v1.ExecuteEvent"> & {
  * Use `create(ExecuteEventSchema)` to create a new message.
  */
 export const ExecuteEventSchema: GenMessage<ExecuteEvent> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 10);
+  messageDesc(file_toold_v1_tool, 12);
 
 /**
  * Keepalive is sent on an Execute or Attach stream when no other event was
@@ -503,7 +555,7 @@ export type Keepalive = Message<"toold.v1.Keepalive"> & {
  * Use `create(KeepaliveSchema)` to create a new message.
  */
 export const KeepaliveSchema: GenMessage<Keepalive> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 11);
+  messageDesc(file_toold_v1_tool, 13);
 
 /**
  * HookRun reports one hook that ran for a call.
@@ -574,7 +626,7 @@ export type HookRun = Message<"toold.v1.HookRun"> & {
  * Use `create(HookRunSchema)` to create a new message.
  */
 export const HookRunSchema: GenMessage<HookRun> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 12);
+  messageDesc(file_toold_v1_tool, 14);
 
 /**
  * Decision is a permission decision and what made it.
@@ -632,7 +684,7 @@ export type Decision = Message<"toold.v1.Decision"> & {
  * Use `create(DecisionSchema)` to create a new message.
  */
 export const DecisionSchema: GenMessage<Decision> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 13);
+  messageDesc(file_toold_v1_tool, 15);
 
 /**
  * PartDecision is the decision for one simple command of a Bash call.
@@ -681,7 +733,7 @@ export type PartDecision = Message<"toold.v1.PartDecision"> & {
  * Use `create(PartDecisionSchema)` to create a new message.
  */
 export const PartDecisionSchema: GenMessage<PartDecision> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 14);
+  messageDesc(file_toold_v1_tool, 16);
 
 /**
  * PermissionRequest asks a person whether a call may run.
@@ -730,7 +782,7 @@ export type PermissionRequest = Message<"toold.v1.PermissionRequest"> & {
  * Use `create(PermissionRequestSchema)` to create a new message.
  */
 export const PermissionRequestSchema: GenMessage<PermissionRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 15);
+  messageDesc(file_toold_v1_tool, 17);
 
 /**
  * CheckPermissionRequest names a call to check.
@@ -758,7 +810,7 @@ export type CheckPermissionRequest = Message<"toold.v1.CheckPermissionRequest"> 
  * Use `create(CheckPermissionRequestSchema)` to create a new message.
  */
 export const CheckPermissionRequestSchema: GenMessage<CheckPermissionRequest> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 16);
+  messageDesc(file_toold_v1_tool, 18);
 
 /**
  * CheckPermissionResponse is the decision the call would get.
@@ -779,7 +831,7 @@ export type CheckPermissionResponse = Message<"toold.v1.CheckPermissionResponse"
  * Use `create(CheckPermissionResponseSchema)` to create a new message.
  */
 export const CheckPermissionResponseSchema: GenMessage<CheckPermissionResponse> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 17);
+  messageDesc(file_toold_v1_tool, 19);
 
 /**
  * ToolStarted says what is about to run.
@@ -835,7 +887,7 @@ export type ToolStarted = Message<"toold.v1.ToolStarted"> & {
  * Use `create(ToolStartedSchema)` to create a new message.
  */
 export const ToolStartedSchema: GenMessage<ToolStarted> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 18);
+  messageDesc(file_toold_v1_tool, 20);
 
 /**
  * ToolProgress is output as it is produced.
@@ -880,7 +932,7 @@ export type ToolProgress = Message<"toold.v1.ToolProgress"> & {
  * Use `create(ToolProgressSchema)` to create a new message.
  */
 export const ToolProgressSchema: GenMessage<ToolProgress> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 19);
+  messageDesc(file_toold_v1_tool, 21);
 
 /**
  * ToolResult is the outcome of one call.
@@ -951,7 +1003,7 @@ export type ToolResult = Message<"toold.v1.ToolResult"> & {
  * Use `create(ToolResultSchema)` to create a new message.
  */
 export const ToolResultSchema: GenMessage<ToolResult> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 20);
+  messageDesc(file_toold_v1_tool, 22);
 
 /**
  * ContentBlock is one block of a result.
@@ -996,7 +1048,7 @@ export type ContentBlock = Message<"toold.v1.ContentBlock"> & {
  * Use `create(ContentBlockSchema)` to create a new message.
  */
 export const ContentBlockSchema: GenMessage<ContentBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 21);
+  messageDesc(file_toold_v1_tool, 23);
 
 /**
  * DocumentBlock is a document the model reads whole.
@@ -1024,7 +1076,7 @@ export type DocumentBlock = Message<"toold.v1.DocumentBlock"> & {
  * Use `create(DocumentBlockSchema)` to create a new message.
  */
 export const DocumentBlockSchema: GenMessage<DocumentBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 22);
+  messageDesc(file_toold_v1_tool, 24);
 
 /**
  * TextBlock is text content.
@@ -1045,7 +1097,7 @@ export type TextBlock = Message<"toold.v1.TextBlock"> & {
  * Use `create(TextBlockSchema)` to create a new message.
  */
 export const TextBlockSchema: GenMessage<TextBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 23);
+  messageDesc(file_toold_v1_tool, 25);
 
 /**
  * ImageBlock is image content.
@@ -1073,7 +1125,7 @@ export type ImageBlock = Message<"toold.v1.ImageBlock"> & {
  * Use `create(ImageBlockSchema)` to create a new message.
  */
 export const ImageBlockSchema: GenMessage<ImageBlock> = /*@__PURE__*/
-  messageDesc(file_toold_v1_tool, 24);
+  messageDesc(file_toold_v1_tool, 26);
 
 /**
  * CancelState is what Cancel found for a call.
@@ -1425,6 +1477,31 @@ export const ToolService: GenService<{
     methodKind: "unary";
     input: typeof CompleteCallRequestSchema;
     output: typeof CompleteCallResponseSchema;
+  },
+  /**
+   * Call runs the tool calls of one model turn as Execute does (the same
+   * validation, hooks, policy, journal and exactly-once per tool_use_id)
+   * and answers with every call's events in one message, for calls that
+   * need no progress stream (Read, Grep, Glob, a short Bash). Progress
+   * events are not kept: the result carries the output.
+   *
+   * Nobody can answer a call while a unary Call runs: a call that would
+   * wait for a person's permission answer (after the PermissionRequest
+   * hooks left it undecided) or for the orchestrator's CompleteCall (a
+   * delegated tool) does not start, and neither does any call of the
+   * request after it. The RPC then fails with FAILED_PRECONDITION naming
+   * the call and Execute. The calls that finished before it are journaled
+   * and the rest are not, so sending the same request again with Execute
+   * replays the finished ones and runs the rest with a stream.
+   *
+   * Errors: as Execute's, and FAILED_PRECONDITION as above.
+   *
+   * @generated from rpc toold.v1.ToolService.Call
+   */
+  call: {
+    methodKind: "unary";
+    input: typeof CallRequestSchema;
+    output: typeof CallResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_toold_v1_tool, 0);

@@ -16,7 +16,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from toold_client._gen.toold.v1 import delegation_pb2 as toold_dot_v1_dot_delegation__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13toold/v1/tool.proto\x12\x08toold.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19toold/v1/delegation.proto\"V\n\rCancelRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12)\n\x0ctool_use_ids\x18\x02 \x03(\tB\x13\xbaH\x10\x92\x01\r\x08\x01\x10\x64\"\x07r\x05\x10\x01\x18\x80\x02\";\n\x0e\x43\x61ncelResponse\x12)\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x1a.toold.v1.CallCancellation\"M\n\x10\x43\x61llCancellation\x12\x13\n\x0btool_use_id\x18\x01 \x01(\t\x12$\n\x05state\x18\x02 \x01(\x0e\x32\x15.toold.v1.CancelState\"&\n\x10ListToolsRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x7f\n\x11ListToolsResponse\x12\'\n\x05tools\x18\x01 \x03(\x0b\x32\x18.toold.v1.ToolDefinition\x12-\n\x0bmcp_servers\x18\x02 \x03(\x0b\x32\x18.toold.v1.McpServerState\x12\x12\n\ntools_json\x18\x03 \x01(\t\"h\n\x0eMcpServerState\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\ttransport\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x12\n\nlast_error\x18\x04 \x01(\t\x12\x12\n\ntool_count\x18\x05 \x01(\x05\"\x88\x01\n\x0eToolDefinition\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12-\n\x0cinput_schema\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08\x64\x65\x66\x65rred\x18\x04 \x01(\x08\x12\x12\n\nmcp_server\x18\x05 \x01(\t\"\xa9\x01\n\x0e\x45xecuteRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12i\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x12.toold.v1.ToolCallBF\xbaHC\xba\x01@\n\x0f\x63\x61lls.min_items\x12\x1d\x61t least one call is required\x1a\x0esize(this) > 0\x12\x10\n\x08\x64\x65tached\x18\x03 \x01(\x08\"l\n\rAttachRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12#\n\x0btool_use_id\x18\x02 \x01(\tB\x0e\xbaH\x03\xc8\x01\x01\xbaH\x05r\x03\x18\x80\x02\x12\x1a\n\tafter_seq\x18\x03 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\"\xe3\x01\n\x08ToolCall\x12\x1d\n\x0btool_use_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x14\n\x04name\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12&\n\x05input\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ninput_json\x18\x04 \x01(\t:f\xbaHc\x1a\x61\n\x0finput.exclusive\x12!set input or input_json, not both\x1a+!(has(this.input) && this.input_json != \'\')\"\xb0\x03\n\x0c\x45xecuteEvent\x12\x13\n\x0btool_use_id\x18\x01 \x01(\t\x12(\n\x07started\x18\x02 \x01(\x0b\x32\x15.toold.v1.ToolStartedH\x00\x12*\n\x08progress\x18\x03 \x01(\x0b\x32\x16.toold.v1.ToolProgressH\x00\x12&\n\x06result\x18\x04 \x01(\x0b\x32\x14.toold.v1.ToolResultH\x00\x12\x39\n\x12permission_request\x18\x05 \x01(\x0b\x32\x1b.toold.v1.PermissionRequestH\x00\x12&\n\x08\x64\x65\x63ision\x18\x06 \x01(\x0b\x32\x12.toold.v1.DecisionH\x00\x12%\n\x08hook_run\x18\t \x01(\x0b\x32\x11.toold.v1.HookRunH\x00\x12(\n\tkeepalive\x18\n \x01(\x0b\x32\x13.toold.v1.KeepaliveH\x00\x12\x31\n\x0e\x64\x65legated_call\x18\x0b \x01(\x0b\x32\x17.toold.v1.DelegatedCallH\x00\x12\x0b\n\x03seq\x18\x07 \x01(\x03\x12\x10\n\x08replayed\x18\x08 \x01(\x08\x42\x07\n\x05\x65vent\"\x0b\n\tKeepalive\"\x8f\x01\n\x07HookRun\x12\r\n\x05\x65vent\x18\x01 \x01(\t\x12\x0c\n\x04hook\x18\x02 \x01(\t\x12\x0c\n\x04type\x18\x03 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x11\n\texit_code\x18\x07 \x01(\x05\x12\x13\n\x0b\x64uration_ms\x18\x08 \x01(\x03\"\x97\x01\n\x08\x44\x65\x63ision\x12$\n\x08\x62\x65havior\x18\x01 \x01(\x0e\x32\x12.toold.v1.Behavior\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04rule\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\x12%\n\x05parts\x18\x05 \x03(\x0b\x32\x16.toold.v1.PartDecision\x12\x10\n\x08warnings\x18\x06 \x03(\t\"s\n\x0cPartDecision\x12\x0f\n\x07\x63ommand\x18\x01 \x01(\t\x12$\n\x08\x62\x65havior\x18\x02 \x01(\x0e\x32\x12.toold.v1.Behavior\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0c\n\x04rule\x18\x04 \x01(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\"\xa1\x01\n\x11PermissionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12&\n\x05input\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12$\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32\x12.toold.v1.Decision\x12\x17\n\x0fsuggested_rules\x18\x05 \x03(\t\"^\n\x16\x43heckPermissionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12(\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x12.toold.v1.ToolCallB\x06\xbaH\x03\xc8\x01\x01\"?\n\x17\x43heckPermissionResponse\x12$\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x12.toold.v1.Decision\"t\n\x0bToolStarted\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x11\n\tis_search\x18\x03 \x01(\x08\x12\x0f\n\x07is_read\x18\x04 \x01(\x08\x12\x0f\n\x07is_list\x18\x05 \x01(\x08\x12\x11\n\tread_only\x18\x06 \x01(\x08\"N\n\x0cToolProgress\x12\x10\n\x06stdout\x18\x01 \x01(\x0cH\x00\x12\x10\n\x06stderr\x18\x02 \x01(\x0cH\x00\x12\x11\n\x07message\x18\x03 \x01(\tH\x00\x42\x07\n\x05\x63hunk\"\xf5\x01\n\nToolResult\x12\x10\n\x08is_error\x18\x01 \x01(\x08\x12\'\n\nerror_kind\x18\x02 \x01(\x0e\x32\x13.toold.v1.ErrorKind\x12\'\n\x07\x63ontent\x18\x03 \x03(\x0b\x32\x16.toold.v1.ContentBlock\x12,\n\x0btool_result\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12)\n\x08metadata\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x03\x12\x15\n\rmodel_context\x18\x07 \x03(\t\"\x90\x01\n\x0c\x43ontentBlock\x12#\n\x04text\x18\x01 \x01(\x0b\x32\x13.toold.v1.TextBlockH\x00\x12%\n\x05image\x18\x02 \x01(\x0b\x32\x14.toold.v1.ImageBlockH\x00\x12+\n\x08\x64ocument\x18\x03 \x01(\x0b\x32\x17.toold.v1.DocumentBlockH\x00\x42\x07\n\x05\x62lock\"1\n\rDocumentBlock\x12\x12\n\nmedia_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"\x19\n\tTextBlock\x12\x0c\n\x04text\x18\x01 \x01(\t\".\n\nImageBlock\x12\x12\n\nmedia_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c*\x81\x01\n\x0b\x43\x61ncelState\x12\x1c\n\x18\x43\x41NCEL_STATE_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x43\x41NCEL_STATE_CANCELLING\x10\x01\x12\x19\n\x15\x43\x41NCEL_STATE_FINISHED\x10\x02\x12\x1c\n\x18\x43\x41NCEL_STATE_NOT_STARTED\x10\x03*]\n\x08\x42\x65havior\x12\x18\n\x14\x42\x45HAVIOR_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x42\x45HAVIOR_ALLOW\x10\x01\x12\x11\n\rBEHAVIOR_DENY\x10\x02\x12\x10\n\x0c\x42\x45HAVIOR_ASK\x10\x03*\x84\x03\n\tErrorKind\x12\x1a\n\x16\x45RROR_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x45RROR_KIND_INVALID_INPUT\x10\x01\x12\x1b\n\x17\x45RROR_KIND_UNKNOWN_TOOL\x10\x02\x12 \n\x1c\x45RROR_KIND_PERMISSION_DENIED\x10\x03\x12\x16\n\x12\x45RROR_KIND_TIMEOUT\x10\x04\x12\x15\n\x11\x45RROR_KIND_FAILED\x10\x05\x12\x18\n\x14\x45RROR_KIND_CANCELLED\x10\x06\x12\x17\n\x13\x45RROR_KIND_INTERNAL\x10\x07\x12\x1a\n\x16\x45RROR_KIND_UNAVAILABLE\x10\x08\x12\x18\n\x14\x45RROR_KIND_NOT_FOUND\x10\t\x12\x19\n\x15\x45RROR_KIND_WRONG_TYPE\x10\n\x12\x17\n\x13\x45RROR_KIND_NO_MATCH\x10\x0b\x12\x19\n\x15\x45RROR_KIND_NOT_UNIQUE\x10\x0c\x12\x17\n\x13\x45RROR_KIND_CONFLICT\x10\r2\xb3\x03\n\x0bToolService\x12\x44\n\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n\x07\x45xecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n\x06\x41ttach\x12\x17.toold.v1.AttachRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n\x0f\x43heckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponse\x12;\n\x06\x43\x61ncel\x12\x17.toold.v1.CancelRequest\x1a\x18.toold.v1.CancelResponse\x12M\n\x0c\x43ompleteCall\x12\x1d.toold.v1.CompleteCallRequest\x1a\x1e.toold.v1.CompleteCallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13toold/v1/tool.proto\x12\x08toold.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19toold/v1/delegation.proto\"V\n\rCancelRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12)\n\x0ctool_use_ids\x18\x02 \x03(\tB\x13\xbaH\x10\x92\x01\r\x08\x01\x10\x64\"\x07r\x05\x10\x01\x18\x80\x02\";\n\x0e\x43\x61ncelResponse\x12)\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x1a.toold.v1.CallCancellation\"M\n\x10\x43\x61llCancellation\x12\x13\n\x0btool_use_id\x18\x01 \x01(\t\x12$\n\x05state\x18\x02 \x01(\x0e\x32\x15.toold.v1.CancelState\"&\n\x10ListToolsRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x7f\n\x11ListToolsResponse\x12\'\n\x05tools\x18\x01 \x03(\x0b\x32\x18.toold.v1.ToolDefinition\x12-\n\x0bmcp_servers\x18\x02 \x03(\x0b\x32\x18.toold.v1.McpServerState\x12\x12\n\ntools_json\x18\x03 \x01(\t\"h\n\x0eMcpServerState\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\ttransport\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x12\n\nlast_error\x18\x04 \x01(\t\x12\x12\n\ntool_count\x18\x05 \x01(\x05\"\x88\x01\n\x0eToolDefinition\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12-\n\x0cinput_schema\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08\x64\x65\x66\x65rred\x18\x04 \x01(\x08\x12\x12\n\nmcp_server\x18\x05 \x01(\t\"\xa9\x01\n\x0e\x45xecuteRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12i\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x12.toold.v1.ToolCallBF\xbaHC\xba\x01@\n\x0f\x63\x61lls.min_items\x12\x1d\x61t least one call is required\x1a\x0esize(this) > 0\x12\x10\n\x08\x64\x65tached\x18\x03 \x01(\x08\"\x94\x01\n\x0b\x43\x61llRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12i\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x12.toold.v1.ToolCallBF\xbaHC\xba\x01@\n\x0f\x63\x61lls.min_items\x12\x1d\x61t least one call is required\x1a\x0esize(this) > 0\"6\n\x0c\x43\x61llResponse\x12&\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x16.toold.v1.ExecuteEvent\"l\n\rAttachRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12#\n\x0btool_use_id\x18\x02 \x01(\tB\x0e\xbaH\x03\xc8\x01\x01\xbaH\x05r\x03\x18\x80\x02\x12\x1a\n\tafter_seq\x18\x03 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\"\xe3\x01\n\x08ToolCall\x12\x1d\n\x0btool_use_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x14\n\x04name\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12&\n\x05input\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ninput_json\x18\x04 \x01(\t:f\xbaHc\x1a\x61\n\x0finput.exclusive\x12!set input or input_json, not both\x1a+!(has(this.input) && this.input_json != \'\')\"\xb0\x03\n\x0c\x45xecuteEvent\x12\x13\n\x0btool_use_id\x18\x01 \x01(\t\x12(\n\x07started\x18\x02 \x01(\x0b\x32\x15.toold.v1.ToolStartedH\x00\x12*\n\x08progress\x18\x03 \x01(\x0b\x32\x16.toold.v1.ToolProgressH\x00\x12&\n\x06result\x18\x04 \x01(\x0b\x32\x14.toold.v1.ToolResultH\x00\x12\x39\n\x12permission_request\x18\x05 \x01(\x0b\x32\x1b.toold.v1.PermissionRequestH\x00\x12&\n\x08\x64\x65\x63ision\x18\x06 \x01(\x0b\x32\x12.toold.v1.DecisionH\x00\x12%\n\x08hook_run\x18\t \x01(\x0b\x32\x11.toold.v1.HookRunH\x00\x12(\n\tkeepalive\x18\n \x01(\x0b\x32\x13.toold.v1.KeepaliveH\x00\x12\x31\n\x0e\x64\x65legated_call\x18\x0b \x01(\x0b\x32\x17.toold.v1.DelegatedCallH\x00\x12\x0b\n\x03seq\x18\x07 \x01(\x03\x12\x10\n\x08replayed\x18\x08 \x01(\x08\x42\x07\n\x05\x65vent\"\x0b\n\tKeepalive\"\x8f\x01\n\x07HookRun\x12\r\n\x05\x65vent\x18\x01 \x01(\t\x12\x0c\n\x04hook\x18\x02 \x01(\t\x12\x0c\n\x04type\x18\x03 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x11\n\texit_code\x18\x07 \x01(\x05\x12\x13\n\x0b\x64uration_ms\x18\x08 \x01(\x03\"\x97\x01\n\x08\x44\x65\x63ision\x12$\n\x08\x62\x65havior\x18\x01 \x01(\x0e\x32\x12.toold.v1.Behavior\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04rule\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\x12%\n\x05parts\x18\x05 \x03(\x0b\x32\x16.toold.v1.PartDecision\x12\x10\n\x08warnings\x18\x06 \x03(\t\"s\n\x0cPartDecision\x12\x0f\n\x07\x63ommand\x18\x01 \x01(\t\x12$\n\x08\x62\x65havior\x18\x02 \x01(\x0e\x32\x12.toold.v1.Behavior\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0c\n\x04rule\x18\x04 \x01(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\"\xa1\x01\n\x11PermissionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12&\n\x05input\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12$\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32\x12.toold.v1.Decision\x12\x17\n\x0fsuggested_rules\x18\x05 \x03(\t\"^\n\x16\x43heckPermissionRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12(\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x12.toold.v1.ToolCallB\x06\xbaH\x03\xc8\x01\x01\"?\n\x17\x43heckPermissionResponse\x12$\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x12.toold.v1.Decision\"t\n\x0bToolStarted\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x11\n\tis_search\x18\x03 \x01(\x08\x12\x0f\n\x07is_read\x18\x04 \x01(\x08\x12\x0f\n\x07is_list\x18\x05 \x01(\x08\x12\x11\n\tread_only\x18\x06 \x01(\x08\"N\n\x0cToolProgress\x12\x10\n\x06stdout\x18\x01 \x01(\x0cH\x00\x12\x10\n\x06stderr\x18\x02 \x01(\x0cH\x00\x12\x11\n\x07message\x18\x03 \x01(\tH\x00\x42\x07\n\x05\x63hunk\"\xf5\x01\n\nToolResult\x12\x10\n\x08is_error\x18\x01 \x01(\x08\x12\'\n\nerror_kind\x18\x02 \x01(\x0e\x32\x13.toold.v1.ErrorKind\x12\'\n\x07\x63ontent\x18\x03 \x03(\x0b\x32\x16.toold.v1.ContentBlock\x12,\n\x0btool_result\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12)\n\x08metadata\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x03\x12\x15\n\rmodel_context\x18\x07 \x03(\t\"\x90\x01\n\x0c\x43ontentBlock\x12#\n\x04text\x18\x01 \x01(\x0b\x32\x13.toold.v1.TextBlockH\x00\x12%\n\x05image\x18\x02 \x01(\x0b\x32\x14.toold.v1.ImageBlockH\x00\x12+\n\x08\x64ocument\x18\x03 \x01(\x0b\x32\x17.toold.v1.DocumentBlockH\x00\x42\x07\n\x05\x62lock\"1\n\rDocumentBlock\x12\x12\n\nmedia_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"\x19\n\tTextBlock\x12\x0c\n\x04text\x18\x01 \x01(\t\".\n\nImageBlock\x12\x12\n\nmedia_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c*\x81\x01\n\x0b\x43\x61ncelState\x12\x1c\n\x18\x43\x41NCEL_STATE_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x43\x41NCEL_STATE_CANCELLING\x10\x01\x12\x19\n\x15\x43\x41NCEL_STATE_FINISHED\x10\x02\x12\x1c\n\x18\x43\x41NCEL_STATE_NOT_STARTED\x10\x03*]\n\x08\x42\x65havior\x12\x18\n\x14\x42\x45HAVIOR_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x42\x45HAVIOR_ALLOW\x10\x01\x12\x11\n\rBEHAVIOR_DENY\x10\x02\x12\x10\n\x0c\x42\x45HAVIOR_ASK\x10\x03*\x84\x03\n\tErrorKind\x12\x1a\n\x16\x45RROR_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x45RROR_KIND_INVALID_INPUT\x10\x01\x12\x1b\n\x17\x45RROR_KIND_UNKNOWN_TOOL\x10\x02\x12 \n\x1c\x45RROR_KIND_PERMISSION_DENIED\x10\x03\x12\x16\n\x12\x45RROR_KIND_TIMEOUT\x10\x04\x12\x15\n\x11\x45RROR_KIND_FAILED\x10\x05\x12\x18\n\x14\x45RROR_KIND_CANCELLED\x10\x06\x12\x17\n\x13\x45RROR_KIND_INTERNAL\x10\x07\x12\x1a\n\x16\x45RROR_KIND_UNAVAILABLE\x10\x08\x12\x18\n\x14\x45RROR_KIND_NOT_FOUND\x10\t\x12\x19\n\x15\x45RROR_KIND_WRONG_TYPE\x10\n\x12\x17\n\x13\x45RROR_KIND_NO_MATCH\x10\x0b\x12\x19\n\x15\x45RROR_KIND_NOT_UNIQUE\x10\x0c\x12\x17\n\x13\x45RROR_KIND_CONFLICT\x10\r2\xea\x03\n\x0bToolService\x12\x44\n\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n\x07\x45xecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n\x06\x41ttach\x12\x17.toold.v1.AttachRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12V\n\x0f\x43heckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponse\x12;\n\x06\x43\x61ncel\x12\x17.toold.v1.CancelRequest\x1a\x18.toold.v1.CancelResponse\x12M\n\x0c\x43ompleteCall\x12\x1d.toold.v1.CompleteCallRequest\x1a\x1e.toold.v1.CompleteCallResponse\x12\x35\n\x04\x43\x61ll\x12\x15.toold.v1.CallRequest\x1a\x16.toold.v1.CallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toold.v1.tool_pb2', globals())
@@ -32,6 +32,10 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _EXECUTEREQUEST.fields_by_name['session_id']._serialized_options = b'\272H\003\310\001\001'
   _EXECUTEREQUEST.fields_by_name['calls']._options = None
   _EXECUTEREQUEST.fields_by_name['calls']._serialized_options = b'\272HC\272\001@\n\017calls.min_items\022\035at least one call is required\032\016size(this) > 0'
+  _CALLREQUEST.fields_by_name['session_id']._options = None
+  _CALLREQUEST.fields_by_name['session_id']._serialized_options = b'\272H\003\310\001\001'
+  _CALLREQUEST.fields_by_name['calls']._options = None
+  _CALLREQUEST.fields_by_name['calls']._serialized_options = b'\272HC\272\001@\n\017calls.min_items\022\035at least one call is required\032\016size(this) > 0'
   _ATTACHREQUEST.fields_by_name['session_id']._options = None
   _ATTACHREQUEST.fields_by_name['session_id']._serialized_options = b'\272H\003\310\001\001'
   _ATTACHREQUEST.fields_by_name['tool_use_id']._options = None
@@ -48,12 +52,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CHECKPERMISSIONREQUEST.fields_by_name['session_id']._serialized_options = b'\272H\003\310\001\001'
   _CHECKPERMISSIONREQUEST.fields_by_name['call']._options = None
   _CHECKPERMISSIONREQUEST.fields_by_name['call']._serialized_options = b'\272H\003\310\001\001'
-  _CANCELSTATE._serialized_start=3183
-  _CANCELSTATE._serialized_end=3312
-  _BEHAVIOR._serialized_start=3314
-  _BEHAVIOR._serialized_end=3407
-  _ERRORKIND._serialized_start=3410
-  _ERRORKIND._serialized_end=3798
+  _CANCELSTATE._serialized_start=3390
+  _CANCELSTATE._serialized_end=3519
+  _BEHAVIOR._serialized_start=3521
+  _BEHAVIOR._serialized_end=3614
+  _ERRORKIND._serialized_start=3617
+  _ERRORKIND._serialized_end=4005
   _CANCELREQUEST._serialized_start=119
   _CANCELREQUEST._serialized_end=205
   _CANCELRESPONSE._serialized_start=207
@@ -70,40 +74,44 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _TOOLDEFINITION._serialized_end=759
   _EXECUTEREQUEST._serialized_start=762
   _EXECUTEREQUEST._serialized_end=931
-  _ATTACHREQUEST._serialized_start=933
-  _ATTACHREQUEST._serialized_end=1041
-  _TOOLCALL._serialized_start=1044
-  _TOOLCALL._serialized_end=1271
-  _EXECUTEEVENT._serialized_start=1274
-  _EXECUTEEVENT._serialized_end=1706
-  _KEEPALIVE._serialized_start=1708
-  _KEEPALIVE._serialized_end=1719
-  _HOOKRUN._serialized_start=1722
-  _HOOKRUN._serialized_end=1865
-  _DECISION._serialized_start=1868
-  _DECISION._serialized_end=2019
-  _PARTDECISION._serialized_start=2021
-  _PARTDECISION._serialized_end=2136
-  _PERMISSIONREQUEST._serialized_start=2139
-  _PERMISSIONREQUEST._serialized_end=2300
-  _CHECKPERMISSIONREQUEST._serialized_start=2302
-  _CHECKPERMISSIONREQUEST._serialized_end=2396
-  _CHECKPERMISSIONRESPONSE._serialized_start=2398
-  _CHECKPERMISSIONRESPONSE._serialized_end=2461
-  _TOOLSTARTED._serialized_start=2463
-  _TOOLSTARTED._serialized_end=2579
-  _TOOLPROGRESS._serialized_start=2581
-  _TOOLPROGRESS._serialized_end=2659
-  _TOOLRESULT._serialized_start=2662
-  _TOOLRESULT._serialized_end=2907
-  _CONTENTBLOCK._serialized_start=2910
-  _CONTENTBLOCK._serialized_end=3054
-  _DOCUMENTBLOCK._serialized_start=3056
-  _DOCUMENTBLOCK._serialized_end=3105
-  _TEXTBLOCK._serialized_start=3107
-  _TEXTBLOCK._serialized_end=3132
-  _IMAGEBLOCK._serialized_start=3134
-  _IMAGEBLOCK._serialized_end=3180
-  _TOOLSERVICE._serialized_start=3801
-  _TOOLSERVICE._serialized_end=4236
+  _CALLREQUEST._serialized_start=934
+  _CALLREQUEST._serialized_end=1082
+  _CALLRESPONSE._serialized_start=1084
+  _CALLRESPONSE._serialized_end=1138
+  _ATTACHREQUEST._serialized_start=1140
+  _ATTACHREQUEST._serialized_end=1248
+  _TOOLCALL._serialized_start=1251
+  _TOOLCALL._serialized_end=1478
+  _EXECUTEEVENT._serialized_start=1481
+  _EXECUTEEVENT._serialized_end=1913
+  _KEEPALIVE._serialized_start=1915
+  _KEEPALIVE._serialized_end=1926
+  _HOOKRUN._serialized_start=1929
+  _HOOKRUN._serialized_end=2072
+  _DECISION._serialized_start=2075
+  _DECISION._serialized_end=2226
+  _PARTDECISION._serialized_start=2228
+  _PARTDECISION._serialized_end=2343
+  _PERMISSIONREQUEST._serialized_start=2346
+  _PERMISSIONREQUEST._serialized_end=2507
+  _CHECKPERMISSIONREQUEST._serialized_start=2509
+  _CHECKPERMISSIONREQUEST._serialized_end=2603
+  _CHECKPERMISSIONRESPONSE._serialized_start=2605
+  _CHECKPERMISSIONRESPONSE._serialized_end=2668
+  _TOOLSTARTED._serialized_start=2670
+  _TOOLSTARTED._serialized_end=2786
+  _TOOLPROGRESS._serialized_start=2788
+  _TOOLPROGRESS._serialized_end=2866
+  _TOOLRESULT._serialized_start=2869
+  _TOOLRESULT._serialized_end=3114
+  _CONTENTBLOCK._serialized_start=3117
+  _CONTENTBLOCK._serialized_end=3261
+  _DOCUMENTBLOCK._serialized_start=3263
+  _DOCUMENTBLOCK._serialized_end=3312
+  _TEXTBLOCK._serialized_start=3314
+  _TEXTBLOCK._serialized_end=3339
+  _IMAGEBLOCK._serialized_start=3341
+  _IMAGEBLOCK._serialized_end=3387
+  _TOOLSERVICE._serialized_start=4008
+  _TOOLSERVICE._serialized_end=4498
 # @@protoc_insertion_point(module_scope)

@@ -46,6 +46,11 @@ class ToolServiceStub(object):
                 request_serializer=toold_dot_v1_dot_delegation__pb2.CompleteCallRequest.SerializeToString,
                 response_deserializer=toold_dot_v1_dot_delegation__pb2.CompleteCallResponse.FromString,
                 )
+        self.Call = channel.unary_unary(
+                '/toold.v1.ToolService/Call',
+                request_serializer=toold_dot_v1_dot_tool__pb2.CallRequest.SerializeToString,
+                response_deserializer=toold_dot_v1_dot_tool__pb2.CallResponse.FromString,
+                )
 
 
 class ToolServiceServicer(object):
@@ -178,6 +183,28 @@ class ToolServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Call(self, request, context):
+        """Call runs the tool calls of one model turn as Execute does (the same
+        validation, hooks, policy, journal and exactly-once per tool_use_id)
+        and answers with every call's events in one message, for calls that
+        need no progress stream (Read, Grep, Glob, a short Bash). Progress
+        events are not kept: the result carries the output.
+
+        Nobody can answer a call while a unary Call runs: a call that would
+        wait for a person's permission answer (after the PermissionRequest
+        hooks left it undecided) or for the orchestrator's CompleteCall (a
+        delegated tool) does not start, and neither does any call of the
+        request after it. The RPC then fails with FAILED_PRECONDITION naming
+        the call and Execute. The calls that finished before it are journaled
+        and the rest are not, so sending the same request again with Execute
+        replays the finished ones and runs the rest with a stream.
+
+        Errors: as Execute's, and FAILED_PRECONDITION as above.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -210,6 +237,11 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.CompleteCall,
                     request_deserializer=toold_dot_v1_dot_delegation__pb2.CompleteCallRequest.FromString,
                     response_serializer=toold_dot_v1_dot_delegation__pb2.CompleteCallResponse.SerializeToString,
+            ),
+            'Call': grpc.unary_unary_rpc_method_handler(
+                    servicer.Call,
+                    request_deserializer=toold_dot_v1_dot_tool__pb2.CallRequest.FromString,
+                    response_serializer=toold_dot_v1_dot_tool__pb2.CallResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -321,5 +353,22 @@ class ToolService(object):
         return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/CompleteCall',
             toold_dot_v1_dot_delegation__pb2.CompleteCallRequest.SerializeToString,
             toold_dot_v1_dot_delegation__pb2.CompleteCallResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Call(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/Call',
+            toold_dot_v1_dot_tool__pb2.CallRequest.SerializeToString,
+            toold_dot_v1_dot_tool__pb2.CallResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -194,5 +194,6 @@ type Store interface {
 
 	Journal
 	TaskLists
+	AgentTasks
 	Board
 }

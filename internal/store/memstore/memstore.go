@@ -32,6 +32,7 @@ type entry struct {
 	calls   map[string]*call
 	blobs   map[string][]byte
 	tasks   *store.TaskList
+	agents  map[string]*store.AgentTask
 	ver     uint64 // grows with every change of s: the ETag
 	board   board
 }

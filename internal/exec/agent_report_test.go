@@ -1,0 +1,80 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
+)
+
+// A background agent: the launch completion gives the launch notice and
+// makes the agent a running task; the final report ends it once (a
+// second, or one naming another agent or call, is refused and changes
+// nothing); the report is in the store for TaskOutput.
+func TestBackgroundAgentReport(t *testing.T) {
+	h := newDelegHarness(t, time.Minute, "default")
+	ctx := context.Background()
+	sink, wait := h.start(ctx, t, call("a1", "Agent", map[string]any{"description": "Count files", "prompt": "count", "subagent_type": "Explore"}))
+	d := <-sink.delegated
+	if err := h.engine.CompleteCall(ctx, "s1", "a1", tool.Completion{Launched: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res := resText(wait().results()["a1"]); !strings.HasPrefix(res, "Async agent launched successfully.") {
+		t.Fatalf("launch result %q", res)
+	}
+	a, err := h.store.GetAgentTask(ctx, "s1", d.ChildSessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.State != store.AgentRunning || a.ToolUseID != "a1" || a.AgentType != "Explore" || a.Description != "Count files" {
+		t.Fatalf("task %+v", a)
+	}
+	report := tool.Completion{Final: true, AgentID: d.ChildSessionID, Content: []tool.Block{{Type: tool.BlockText, Text: "3 files"}},
+		Usage: &tool.AgentUsage{Tokens: 110, ToolUses: 1, DurationMS: 400}}
+	for _, bad := range []struct {
+		toolUseID string
+		comp      tool.Completion
+	}{
+		{"a2", report},
+		{"a1", tool.Completion{Final: true, AgentID: "nosuchagent"}},
+		{"a1", tool.Completion{Final: true}},
+	} {
+		if err := h.engine.CompleteCall(ctx, "s1", bad.toolUseID, bad.comp); !errors.Is(err, ErrNoDelegatedCall) {
+			t.Fatalf("report %s/%q: %v, want ErrNoDelegatedCall", bad.toolUseID, bad.comp.AgentID, err)
+		}
+	}
+	if err := h.engine.CompleteCall(ctx, "s1", "a1", report); err != nil {
+		t.Fatal(err)
+	}
+	again := report
+	again.Content = []tool.Block{{Type: tool.BlockText, Text: "other"}}
+	if err := h.engine.CompleteCall(ctx, "s1", "a1", again); !errors.Is(err, ErrCallCompleted) {
+		t.Fatalf("second report: %v, want ErrCallCompleted", err)
+	}
+	a, _ = h.store.GetAgentTask(ctx, "s1", d.ChildSessionID)
+	if a.State != store.AgentCompleted || a.Report != "3 files" || a.Usage == nil || a.Usage.Tokens != 110 || a.Ended.IsZero() {
+		t.Fatalf("task after the report %+v", a)
+	}
+}
+
+// A foreground agent is no task: a final report of it is refused.
+func TestForegroundAgentIsNoTask(t *testing.T) {
+	h := newDelegHarness(t, time.Minute, "default")
+	ctx := context.Background()
+	sink, wait := h.start(ctx, t, call("a1", "Agent", map[string]any{"description": "x", "prompt": "x", "run_in_background": false}))
+	d := <-sink.delegated
+	if err := h.engine.CompleteCall(ctx, "s1", "a1", tool.Completion{Content: []tool.Block{{Type: tool.BlockText, Text: "done"}}}); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	if err := h.engine.CompleteCall(ctx, "s1", "a1", tool.Completion{Final: true, AgentID: d.ChildSessionID}); !errors.Is(err, ErrNoDelegatedCall) {
+		t.Fatalf("final report of a foreground agent: %v", err)
+	}
+	if _, err := h.store.GetAgentTask(ctx, "s1", d.ChildSessionID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a foreground agent became a task: %v", err)
+	}
+}

@@ -78,3 +78,35 @@ func TestForegroundAgentIsNoTask(t *testing.T) {
 		t.Fatalf("a foreground agent became a task: %v", err)
 	}
 }
+
+// Once TaskStop stopped a background agent, its session runs no more
+// calls (in-band refusals); before, and for a foreground agent, it does.
+func TestStoppedAgentRunsNothing(t *testing.T) {
+	h := newDelegHarness(t, time.Minute, "default")
+	ctx := context.Background()
+	sink, wait := h.start(ctx, t, call("a1", "Agent", map[string]any{"description": "x", "prompt": "x"}))
+	d := <-sink.delegated
+	if err := h.engine.CompleteCall(ctx, "s1", "a1", tool.Completion{Launched: true}); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	inChild := func(id string) *tool.Result {
+		sink := &delegSink{delegated: make(chan *Delegation, 1)}
+		if err := h.engine.Execute(ctx, d.ChildSessionID, []Request{call(id, "ListAgents", map[string]any{})}, sink); err != nil {
+			t.Fatal(err)
+		}
+		return sink.results()[id]
+	}
+	if r := inChild("c1"); r.IsError {
+		t.Fatalf("a running agent's call: %q", resText(r))
+	}
+	if _, err := h.store.UpdateAgentTask(ctx, "s1", d.ChildSessionID, func(a *store.AgentTask) error {
+		a.State = store.AgentKilled
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if r := inChild("c2"); !r.IsError || r.Kind != tool.KindCancelled || !strings.Contains(resText(r), "This agent was stopped with TaskStop") {
+		t.Fatalf("a stopped agent's call: %+v %q", r, resText(r))
+	}
+}

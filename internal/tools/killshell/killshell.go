@@ -1,7 +1,7 @@
 // Package killshell is the TaskStop tool (also answering to its older name
 // KillShell): it stops a background task of the session (a Bash command run
 // with run_in_background or moved to the background, or a Monitor), with
-// every process it started.
+// every process it started, or a background agent (see stopAgent).
 //
 // Decisions, following Claude Code 2.1.332 as recorded: task_id names the
 // task, shell_id (deprecated) is read when task_id is missing or empty;

@@ -1,6 +1,7 @@
 // Package taskoutput is the TaskOutput tool (also answering to its older
 // name, BashOutput): it returns what a background shell of the session has
-// written since the last read.
+// written since the last read, or a background agent's report (see
+// internal/tools/agenttasks).
 package taskoutput
 
 import (

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -78,8 +77,8 @@ func (c *Command) Classify(ctx context.Context, req *tooldv1.ClassifyRequest) (*
 	cmd := exec.CommandContext(runCtx, c.opts.Path, c.opts.Args...)
 	cmd.Env = c.opts.Env
 	cmd.Stdin = bytes.NewReader(payload)
-	stdout := &capped{limit: c.opts.MaxOutput, overflow: func() { stop(errOverflow) }}
-	stderr := &capped{limit: c.opts.MaxOutput, overflow: func() { stop(errOverflow) }}
+	stdout := &procgroup.Capped{Limit: c.opts.MaxOutput, Overflow: func() { stop(errOverflow) }}
+	stderr := &procgroup.Capped{Limit: c.opts.MaxOutput, Overflow: func() { stop(errOverflow) }}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	procgroup.Prepare(cmd, time.Second)
 	if err := procgroup.Start(cmd); err != nil {
@@ -92,9 +91,9 @@ func (c *Command) Classify(ctx context.Context, req *tooldv1.ClassifyRequest) (*
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("killed: %w", ctx.Err())
 	case waitErr != nil:
-		return nil, fmt.Errorf("%v: %s", waitErr, firstLine(stderr.text()))
+		return nil, fmt.Errorf("%v: %s", waitErr, firstLine(stderr.String()))
 	}
-	return parseAnswer(stdout.buf.Bytes())
+	return parseAnswer(stdout.Bytes())
 }
 
 // answer is the JSON a classifier command prints.
@@ -139,37 +138,6 @@ func (c *Command) Name() string {
 
 // Close has nothing to release: each call's process is gone when it returns.
 func (c *Command) Close() error { return nil }
-
-// capped keeps up to limit bytes and calls overflow once when more come;
-// later writes are dropped so that the pipe drains until the group dies.
-type capped struct {
-	mu       sync.Mutex
-	buf      bytes.Buffer
-	limit    int
-	over     bool
-	overflow func()
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.limit - c.buf.Len(); room < len(p) {
-		c.buf.Write(p[:max(room, 0)])
-		if !c.over {
-			c.over = true
-			c.overflow()
-		}
-		return len(p), nil
-	}
-	c.buf.Write(p)
-	return len(p), nil
-}
-
-func (c *capped) text() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)

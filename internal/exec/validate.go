@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,6 +89,12 @@ func (s *schemas) of(d tool.Definition) (*compiledSchema, error) {
 }
 
 func compileSchema(d tool.Definition) (*compiledSchema, error) {
+	if len(d.MayOmit) > 0 {
+		var err error
+		if d.InputSchema, err = withoutRequired(d.InputSchema, d.MayOmit); err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", d.Name, err)
+		}
+	}
 	sch, doc, err := tool.CompileSchema(d)
 	if err != nil {
 		return nil, err
@@ -342,4 +349,23 @@ func usesOtherKeywords(doc any, top bool) bool {
 		}
 	}
 	return false
+}
+
+// withoutRequired is the schema with names taken off its top-level
+// "required" list: what the input check holds a call to, where the model
+// is shown the schema as it is (tool.Definition.MayOmit).
+func withoutRequired(schema json.RawMessage, names []string) (json.RawMessage, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		return nil, err
+	}
+	req, _ := doc["required"].([]any)
+	kept := req[:0]
+	for _, r := range req {
+		if s, ok := r.(string); !ok || !slices.Contains(names, s) {
+			kept = append(kept, r)
+		}
+	}
+	doc["required"] = kept
+	return json.Marshal(doc)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -71,8 +70,8 @@ func (r *Runner) runCommand(ctx context.Context, h *Handler, in input, timeout t
 	cmd.Dir = in.projectDir
 	cmd.Env = r.environ(in.projectDir)
 	cmd.Stdin = bytes.NewReader(payload)
-	stdout := &capped{limit: r.opts.MaxOutputBytes, overflow: func() { stop(errOverflow) }}
-	stderr := &capped{limit: r.opts.MaxOutputBytes, overflow: func() { stop(errOverflow) }}
+	stdout := &procgroup.Capped{Limit: r.opts.MaxOutputBytes, Overflow: func() { stop(errOverflow) }}
+	stderr := &procgroup.Capped{Limit: r.opts.MaxOutputBytes, Overflow: func() { stop(errOverflow) }}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	procgroup.Prepare(cmd, waitDelay)
 
@@ -81,7 +80,7 @@ func (r *Runner) runCommand(ctx context.Context, h *Handler, in input, timeout t
 	}
 	waitErr := procgroup.Wait(cmd)
 
-	a := attempt{exitCode: -1, stdout: stdout.bytes(), stderr: stderr.bytes()}
+	a := attempt{exitCode: -1, stdout: stdout.Bytes(), stderr: stderr.Bytes()}
 	ps := cmd.ProcessState
 	if ps == nil {
 		a.failure = fmt.Errorf("waiting for the hook failed: %v", waitErr)
@@ -127,38 +126,6 @@ func (r *Runner) environ(projectDir string) []string {
 func expandProjectDir(s, dir string) string {
 	s = strings.ReplaceAll(s, "${CLAUDE_PROJECT_DIR}", dir)
 	return strings.ReplaceAll(s, "$CLAUDE_PROJECT_DIR", dir)
-}
-
-// capped keeps up to limit bytes and calls overflow once when more come.
-// Writes past the limit are accepted and dropped so that the copying
-// goroutine drains the pipe until the group is dead.
-type capped struct {
-	mu       sync.Mutex
-	buf      bytes.Buffer
-	limit    int
-	over     bool
-	overflow func()
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.limit - c.buf.Len(); room < len(p) {
-		c.buf.Write(p[:max(room, 0)])
-		if !c.over {
-			c.over = true
-			c.overflow()
-		}
-		return len(p), nil
-	}
-	c.buf.Write(p)
-	return len(p), nil
-}
-
-func (c *capped) bytes() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return bytes.Clone(c.buf.Bytes())
 }
 
 func firstLine(s string) string {

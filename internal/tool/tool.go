@@ -32,6 +32,10 @@ type Definition struct {
 	// property path, "[]" standing for an array's items, a space and the
 	// keyword: "todos[].content minLength".
 	InputMessages map[string]string
+	// MayOmit names top-level parameters the schema lists as required
+	// (so the model sees them so) that a call may still leave out, as
+	// Claude Code's own check lets it (TaskCreate's description).
+	MayOmit []string
 
 	// What the engine must know about a tool is declared here, never
 	// recognised by its name.

@@ -47,6 +47,9 @@ func (createTool) Definition() tool.Definition {
 		Description: description,
 		InputSchema: json.RawMessage(inputSchema),
 		SearchHint:  "task list plan progress todo checklist",
+		// Listed as required, yet Claude Code 2.1.332 creates a task
+		// without one (recorded: tasks-invalid-input).
+		MayOmit: []string{"description"},
 	}
 }
 

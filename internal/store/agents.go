@@ -31,9 +31,9 @@ type AgentTask struct {
 	// Usage is what the subagent spent, when the orchestrator said.
 	Usage *AgentTaskUsage `json:"usage,omitempty"`
 	// Read counts the TaskOutput calls that returned the ended task.
-	Read      int       `json:"read,omitempty"`
-	Started   time.Time `json:"started"`
-	Ended     time.Time `json:"ended,omitzero"`
+	Read    int       `json:"read,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
 }
 
 // AgentTaskUsage is what a subagent spent.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
+
+	"github.com/toold/toold/internal/hooks"
 
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
@@ -47,10 +50,11 @@ func (e *Engine) reportAgent(ctx context.Context, sessionID, toolUseID string, c
 	if u := comp.Usage; u != nil {
 		r.Usage = &store.AgentTaskUsage{Tokens: u.Tokens, ToolUses: u.ToolUses, DurationMS: u.DurationMS}
 	}
-	_, err := agenttasks.Finish(ctx, e.cfg.Store, sessionID, comp.AgentID, r, time.Now())
+	a, err := agenttasks.Finish(ctx, e.cfg.Store, sessionID, comp.AgentID, r, time.Now())
 	var ended *agenttasks.EndedError
 	switch {
 	case err == nil:
+		e.backgroundStopped(ctx, sessionID, a)
 		return nil
 	case errors.Is(err, agenttasks.ErrNotFound), errors.Is(err, agenttasks.ErrWrongCall):
 		return fmt.Errorf("call %s of session %s: no background agent %s launched by it: %w", toolUseID, sessionID, comp.AgentID, ErrNoDelegatedCall)
@@ -72,4 +76,34 @@ func reportText(blocks []tool.Block) string {
 		s += b.Text
 	}
 	return s
+}
+
+// backgroundStopped runs the SubagentStop hooks once a background agent's
+// report is in (a foreground agent's run in completed). The report has no
+// call stream to go on (the Agent call ended at the launch), so the hooks'
+// runs are logged and traced only; a hook that fails is reported the same
+// way and changes nothing, as the report is taken already.
+func (e *Engine) backgroundStopped(ctx context.Context, sessionID string, a *store.AgentTask) {
+	h := e.subagentHooks()
+	if h == nil {
+		return
+	}
+	sess, err := e.cfg.Store.GetSession(ctx, sessionID)
+	if err != nil {
+		e.cfg.Logger.Warn("the SubagentStop hooks of a background agent could not be run: its session could not be read", "session_id", sessionID, "agent_id", a.ID, "error", err)
+		return
+	}
+	out, err := h.SubagentStop(ctx, hooks.SubagentEvent{
+		Session:   hooks.Session{ID: sess.ID, Workspace: sess.Root(), Cwd: sess.Cwd, PermissionMode: sess.Mode},
+		AgentID:   a.ID,
+		AgentType: a.AgentType, LastMessage: a.Report,
+	})
+	if err != nil {
+		e.cfg.Logger.Warn("the SubagentStop hooks could not be run", "session_id", sessionID, "agent_id", a.ID, "error", err)
+	}
+	for _, r := range out.Reports {
+		e.cfg.Telemetry.Hook(ctx, string(r.Event), string(r.Status), r.Duration)
+		RecordHookRun(ctx, e.cfg.Logger, e.cfg.Telemetry.Tracer(), r,
+			slog.String("session_id", sessionID), slog.String("tool_use_id", a.ToolUseID), slog.String("agent_id", a.ID))
+	}
 }

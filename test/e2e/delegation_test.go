@@ -190,6 +190,27 @@ cat `+ws+`/.hook-SubagentStart `+ws+`/.hook-SubagentStop`)
 		"Explore "+child[1]+" \n", "Explore "+child[1]+" Nothing here.",
 		"Permission to use Bash with command rm -f nothing has been denied.",
 		"Agent type 'Plan' has been denied by permission rule 'Agent(Plan)' from cliArg.")
+
+	// A background agent: no SubagentStop at its launch, one at its final
+	// report.
+	out, err = sh(t, ctx, `rm -f `+ws+`/.hook-SubagentStop
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_h4", "name": "Agent", "input": {"description": "Look later", "prompt": "look", "subagent_type": "Explore"}}]}' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' `+f+` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+f+`)
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_h4", "launched": true}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait
+test -e `+ws+`/.hook-SubagentStop && echo "stop at launch"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_h4", "final": true, "agent_id": "'"$CHILD"'", "text": "Background done."}' `+d.addr+` toold.v1.ToolService/CompleteCall
+echo "bgchild=$CHILD"
+cat `+ws+`/.hook-SubagentStop`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	bg := regexp.MustCompile(`bgchild=([a-z2-7]{26})`).FindStringSubmatch(out)
+	if bg == nil || strings.Contains(out, "stop at launch") {
+		t.Fatalf("background agent:\n%s", out)
+	}
+	mustContain(t, out, "Explore "+bg[1]+" Background done.")
 }
 
 // isolation "worktree" gives the subagent a git worktree of the parent's

@@ -25,8 +25,9 @@ type classifierConfig struct {
 	// Command is the program and its arguments, split on spaces.
 	Command []string
 	Timeout time.Duration
-	// DenialLimit denials of a session within --denial-window pause the
-	// classifier for it: its asks go to a person.
+	// DenialLimit denials by the classifier of a session's calls within
+	// --denial-window pause it for the session: its asks go to a person.
+	// A person's denials are not among them (--denial-limit counts those).
 	DenialLimit int
 }
 
@@ -47,7 +48,7 @@ func addClassifierFlags(fs *flag.FlagSet) *classifierFlags {
 		serverName: fs.String("classifier-server-name", "", "name --classifier-endpoint's certificate must carry (default: the endpoint's host)"),
 		command:    fs.String("classifier-command", "", "program (and arguments, split on spaces) that answers the asks of sessions in auto mode: a ClassifyRequest as JSON on stdin, {\"verdict\": \"allow|deny|ask\", \"reason\": \"...\"} on stdout"),
 		timeout:    fs.Duration("classifier-timeout", classifier.DefaultTimeout, "time the classifier has to answer; a classifier that does not answer in time leaves the call to a person"),
-		limit:      fs.Int("classifier-denial-limit", classifier.DefaultLimit, "denials of a session within --denial-window after which auto mode pauses for it: its asks go to a person"),
+		limit:      fs.Int("classifier-denial-limit", classifier.DefaultLimit, "denials by auto mode's classifier of a session's calls within --denial-window after which it pauses for the session: its asks go to a person (a person's denials do not count; --denial-limit counts those)"),
 	}
 }
 
@@ -89,10 +90,6 @@ func newClassifier(cfg *config, st store.Store, log *slog.Logger) (*classifier.C
 		return nil, configError{err}
 	}
 	redact := audit.Redactor(res)
-	if cfg.DenialLimit > 0 && cfg.DenialLimit <= c.DenialLimit {
-		log.Warn("--denial-limit is not above --classifier-denial-limit: a session auto mode pauses for has its asks denied, not put to a person",
-			"denial_limit", cfg.DenialLimit, "classifier_denial_limit", c.DenialLimit)
-	}
 	log.Info("auto mode available", "classifier", backend.Name(), "timeout", c.Timeout, "denial_limit", c.DenialLimit, "denial_window", cfg.DenialWindow)
 	return classifier.New(classifier.Options{
 		Backend: backend, Denials: st, Timeout: c.Timeout,

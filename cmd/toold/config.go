@@ -79,6 +79,8 @@ type config struct {
 	Delegate  delegateConfig
 
 	Connections server.Connections
+	// PprofListen is where Go's profiling endpoints listen; empty: nowhere.
+	PprofListen string
 }
 
 // envName is the variable a flag falls back to: --log-level → TOOLD_LOG_LEVEL.
@@ -106,8 +108,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		strictRules = fs.Bool("strict-rules", false, "refuse a permission rule that does not parse (CreateSession and UpdateSession fail, a bad --settings file stops the server); by default it is ignored with a warning, as Claude Code ignores it")
 		wsSettings  = fs.Bool("read-workspace-settings", false, "read each workspace's .claude/settings.json and settings.local.json (only for trusted workspaces)")
 		permTimeout = fs.Duration("permission-timeout", 5*time.Minute, "how long a permission request waits for an answer before the call is denied")
-		denialLimit = fs.Int("denial-limit", 0, "denials within --denial-window after which a session's further asks are denied at once (0: off, as Claude Code keeps asking)")
-		denialWin   = fs.Duration("denial-window", 5*time.Minute, "the window of --denial-limit")
+		denialLimit = fs.Int("denial-limit", 0, "permission requests people refused (or nobody answered) within --denial-window after which a session's further asks are denied at once (0: off, as Claude Code keeps asking); auto mode's classifier denials are not counted (--classifier-denial-limit)")
+		denialWin   = fs.Duration("denial-window", 5*time.Minute, "the window of --denial-limit and --classifier-denial-limit")
 		redisURL    = fs.String("redis-url", "", "redis:// or rediss:// URL of the shared state store; empty: in-memory store")
 		redisPrefix = fs.String("redis-key-prefix", "toold:", "prefix of every Redis key")
 		sessionTTL  = fs.Duration("session-ttl", 24*time.Hour, "Redis store: a session idle this long expires")
@@ -130,6 +132,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	telemetryF, auditF := addTelemetryFlags(fs), addAuditFlags(fs)
 	limitsF := addLimitsFlags(fs)
 	delegateF := addDelegateFlags(fs)
+	pprofF := addPprofFlags(fs)
 	// An environment variable sets the default; an explicit flag wins.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -205,6 +208,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	cfg.DrainDelay = *drainDelay
+	if cfg.PprofListen, err = pprofF(); err != nil {
+		return nil, err
+	}
 	if err := cfg.reach(); err != nil {
 		return nil, err
 	}

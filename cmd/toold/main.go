@@ -263,6 +263,11 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	defer stopHealth()
+	_, stopPprof, err := servePprof(cfg.PprofListen, log)
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

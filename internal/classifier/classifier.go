@@ -11,8 +11,8 @@
 // and no hook raised (deny rules and hooks are decided before, and a deny
 // is never put to it; internal/exec's auto_mode.go); a classifier that fails, times out or answers nothing
 // counts as ask (fail closed); and denial tracking is its brake: once the
-// session has had Limit denials within Window, its asks go to a person
-// without the classifier.
+// classifier has denied Limit of the session's calls within Window, its
+// asks go to a person without the classifier.
 package classifier
 
 import (
@@ -24,6 +24,7 @@ import (
 
 	"github.com/toold/toold/internal/exec"
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/store"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
 
@@ -36,14 +37,17 @@ type Backend interface {
 	Close() error
 }
 
-// Denials is the session's denial tracking (store.Store has these).
+// Denials is the session's denial tracking (store.Store has these). The
+// classifier counts its own denials, store.ClassifierDenials, and reads
+// only those: a person's denials do not pause it, and its denials do not
+// count towards --denial-limit.
 type Denials interface {
-	RecordDenial(ctx context.Context, id string, at time.Time, window time.Duration) (int, error)
-	CountDenials(ctx context.Context, id string, now time.Time, window time.Duration) (int, error)
+	RecordDenial(ctx context.Context, id string, kind store.DenialKind, at time.Time, window time.Duration) (int, error)
+	CountDenials(ctx context.Context, id string, kind store.DenialKind, now time.Time, window time.Duration) (int, error)
 }
 
 // Source is the decision source of what the classifier decided.
-const Source = "classifier"
+const Source = exec.ClassifierSource
 
 // Defaults.
 const (
@@ -54,13 +58,13 @@ const (
 // Options configure a Classifier.
 type Options struct {
 	Backend Backend
-	// Denials counts the session's denials; the classifier's own denials
-	// are recorded there too, like a person's.
+	// Denials counts the classifier's denials of each session, shared
+	// by the replicas of one store.
 	Denials Denials
 	// Timeout bounds one answer (default DefaultTimeout).
 	Timeout time.Duration
-	// Limit denials of the session within Window pause the classifier:
-	// the session's asks go to a person (default DefaultLimit, Window 5
+	// Limit denials by the classifier within Window pause it for the
+	// session: its asks go to a person (default DefaultLimit, Window 5
 	// minutes).
 	Limit  int
 	Window time.Duration
@@ -130,45 +134,38 @@ func (k *Classifier) Classify(ctx context.Context, c *exec.Call, asked policy.De
 	return k.answer(ctx, c.Session.ID, asked, resp.GetVerdict(), reason, log)
 }
 
-// brake hands the ask to a person when the session has been denied
-// Limit times within Window, or when its denials cannot be counted.
+// brake hands the ask to a person when the classifier has denied Limit of
+// the session's calls within Window, or when those cannot be counted.
 func (k *Classifier) brake(ctx context.Context, sessionID string, asked policy.Decision) (policy.Decision, bool) {
-	n, err := k.opts.Denials.CountDenials(ctx, sessionID, k.opts.Now(), k.opts.Window)
+	n, err := k.opts.Denials.CountDenials(ctx, sessionID, store.ClassifierDenials, k.opts.Now(), k.opts.Window)
 	switch {
 	case err != nil:
 		return toPerson(asked, "denialTracking", "auto mode could not read the session's denials ("+err.Error()+"), so a person decides"), true
 	case n >= k.opts.Limit:
-		return toPerson(asked, "denialTracking", fmt.Sprintf("auto mode is paused for this session: %d of its calls were denied in the last %s, so a person decides", n, k.opts.Window)), true
+		return toPerson(asked, "denialTracking", fmt.Sprintf("auto mode is paused for this session: the classifier denied %d of its calls in the last %s, so a person decides", n, k.opts.Window)), true
 	}
 	return policy.Decision{}, false
 }
 
 // answer turns the classifier's verdict into the call's decision; a deny
-// is counted in the session's denial tracking.
+// is counted among the session's classifier denials.
 func (k *Classifier) answer(ctx context.Context, sessionID string, asked policy.Decision, v tooldv1.ClassifierVerdict, reason string, log *slog.Logger) policy.Decision {
 	switch v {
 	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_ALLOW:
 		return policy.Decision{Behavior: policy.Allow, Reason: "allowed by auto mode's classifier" + because(reason), Source: Source, Parts: asked.Parts, Warnings: asked.Warnings}
 	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_DENY:
-		if _, err := k.opts.Denials.RecordDenial(context.WithoutCancel(ctx), sessionID, k.opts.Now(), k.opts.Window); err != nil {
+		if _, err := k.opts.Denials.RecordDenial(context.WithoutCancel(ctx), sessionID, store.ClassifierDenials, k.opts.Now(), k.opts.Window); err != nil {
 			log.Error("recording the classifier's denial failed", "error", err)
 		}
 		if reason == "" {
 			reason = "Blocked by classifier."
 		}
-		return policy.Decision{Behavior: policy.Deny, Reason: "denied by auto mode's classifier" + because(reason), Source: Source, Parts: asked.Parts, Warnings: asked.Warnings,
-			Message: deniedText(reason)}
+		return exec.ClassifierDenial(asked, reason)
 	case tooldv1.ClassifierVerdict_CLASSIFIER_VERDICT_ASK:
 		return toPerson(asked, Source, "auto mode's classifier leaves it to a person"+because(reason))
 	}
 	log.Warn("the classifier gave no verdict; a person decides", "verdict", int32(v))
 	return toPerson(asked, Source, "auto mode's classifier gave no verdict, so a person decides")
-}
-
-// deniedText is what the model reads: Claude Code's wording for a denial
-// by its auto mode classifier.
-func deniedText(reason string) string {
-	return "Permission for this action was denied by the Claude Code auto mode classifier. Reason: " + reason
 }
 
 // toPerson keeps the ask (its parts, warnings and suggested rules, what a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/store"
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
 
@@ -53,8 +54,8 @@ func TestCancelledCallIsNoTimeout(t *testing.T) {
 	}
 }
 
-// The brake: after Limit denials in the window the classifier is not
-// asked and a person decides; once the window moves past them, it is
+// The brake: after Limit denials by the classifier in the window it is
+// not asked and a person decides; once the window moves past them, it is
 // asked again.
 func TestDenialTrackingHandsTheSessionToAPerson(t *testing.T) {
 	b := verdict(vDeny, "curl reaches the network")
@@ -67,25 +68,59 @@ func TestDenialTrackingHandsTheSessionToAPerson(t *testing.T) {
 		f.now = f.now.Add(time.Second)
 	}
 	got := f.k.Classify(ctx, bashCall("curl x"), needsApproval)
-	if got.Behavior != policy.Ask || got.Source != "denialTracking" || !strings.Contains(got.Reason, "3 of its calls were denied") || b.calls() != 3 {
+	if got.Behavior != policy.Ask || got.Source != "denialTracking" || !strings.Contains(got.Reason, "the classifier denied 3 of its calls") || b.calls() != 3 {
 		t.Fatalf("fourth call: %+v (classifier asked %d times)", got, b.calls())
 	}
-	f.now = f.now.Add(5 * time.Minute)
+	// The denials are counted as the classifier's, not as a person's.
+	if n, _ := f.st.CountDenials(ctx, "s1", store.PersonDenials, f.now, 5*time.Minute); n != 0 {
+		t.Fatalf("the classifier's denials count as a person's: %d", n)
+	}
+	// Just before the first denial leaves the window: still paused.
+	first := f.now.Add(-3 * time.Second)
+	f.now = first.Add(5*time.Minute - time.Millisecond)
+	if got := f.k.Classify(ctx, bashCall("curl x"), needsApproval); got.Behavior != policy.Ask || b.calls() != 3 {
+		t.Fatalf("with three denials in the window: %+v (classifier asked %d times)", got, b.calls())
+	}
+	// Once it has left, two remain: the classifier answers again.
+	f.now = first.Add(5 * time.Minute)
 	if got := f.k.Classify(ctx, bashCall("curl x"), needsApproval); got.Behavior != policy.Deny || b.calls() != 4 {
 		t.Fatalf("after the window: %+v", got)
 	}
 }
 
-// Denials a person gave count towards the brake as well: the session's
-// denials are one count.
-func TestPersonDenialsCountTowardsTheBrake(t *testing.T) {
+// A person's denials (and requests nobody answered) do not count towards
+// the brake, however many: the classifier keeps answering.
+func TestPersonDenialsDoNotTripTheBrake(t *testing.T) {
 	b := verdict(vAllow, "ok")
 	f := newFixture(t, b, func(o *Options) { o.Limit = 2 })
-	for range 2 {
-		f.st.RecordDenial(context.Background(), "s1", f.now, 5*time.Minute)
+	for range 5 {
+		if _, err := f.st.RecordDenial(context.Background(), "s1", store.PersonDenials, f.now, 5*time.Minute); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got := f.k.Classify(context.Background(), bashCall("npm test"), needsApproval); got.Behavior != policy.Ask || b.calls() != 0 {
+	if got := f.k.Classify(context.Background(), bashCall("npm test"), needsApproval); got.Behavior != policy.Allow || b.calls() != 1 {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// Allowed calls and asks passed on do not reset the brake or add to it:
+// it counts the classifier's denials in the window, nothing else.
+func TestOnlyClassifierDenialsCount(t *testing.T) {
+	b := verdict(vDeny, "no")
+	f := newFixture(t, b, func(o *Options) { o.Limit = 2 })
+	ctx := context.Background()
+	f.k.Classify(ctx, bashCall("curl x"), needsApproval)
+	for _, v := range []tooldv1.ClassifierVerdict{vAllow, vAsk} {
+		b.resp.Verdict = v
+		f.k.Classify(ctx, bashCall("npm test"), needsApproval)
+	}
+	if n, _ := f.st.CountDenials(ctx, "s1", store.ClassifierDenials, f.now, 5*time.Minute); n != 1 {
+		t.Fatalf("classifier denials = %d, want 1", n)
+	}
+	b.resp.Verdict = vDeny
+	f.k.Classify(ctx, bashCall("curl x"), needsApproval)
+	if got := f.k.Classify(ctx, bashCall("curl x"), needsApproval); got.Source != "denialTracking" {
+		t.Fatalf("after two denials: %+v", got)
 	}
 }
 

@@ -30,7 +30,7 @@ var webFS embed.FS
 // a session still exists (without keeping it alive).
 type Store interface {
 	store.Board
-	CountDenials(ctx context.Context, id string, now time.Time, window time.Duration) (int, error)
+	CountDenials(ctx context.Context, id string, kind store.DenialKind, now time.Time, window time.Duration) (int, error)
 	SessionExists(ctx context.Context, id string) (bool, error)
 }
 

@@ -378,7 +378,7 @@ func TestSessionPageExplainsTheAsk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.st.RecordDenial(ctx, "aaaaaaaaaaaaaaaaaaaaaaaaa2", time.Now(), time.Minute); err != nil {
+	if _, err := f.st.RecordDenial(ctx, "aaaaaaaaaaaaaaaaaaaaaaaaa2", store.PersonDenials, time.Now(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	code, body := f.get(t, "/sessions/aaaaaaaaaaaaaaaaaaaaaaaaa2", f.login(t, tokenA))

@@ -89,7 +89,7 @@ func (s *Server) sessionRows(ctx context.Context) ([]sessionRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, err := s.cfg.Store.CountDenials(ctx, x.ID, now, s.cfg.DenialWindow)
+		n, err := s.denials(ctx, x.ID, now)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 			v.Feed = append(v.Feed, it)
 		}
 	}
-	if v.Denials, err = s.cfg.Store.CountDenials(ctx, sess.ID, time.Now(), s.cfg.DenialWindow); err != nil {
+	if v.Denials, err = s.denials(ctx, sess.ID, time.Now()); err != nil {
 		s.storeError(w, err)
 		return
 	}
@@ -242,4 +242,18 @@ func (s *Server) storeError(w http.ResponseWriter, err error) {
 		code = http.StatusServiceUnavailable
 	}
 	http.Error(w, "the state store could not be read; try again", code)
+}
+
+// denials counts the session's denials in the window: the people's and
+// auto mode's classifier's, which the store counts apart.
+func (s *Server) denials(ctx context.Context, id string, now time.Time) (int, error) {
+	total := 0
+	for _, kind := range []store.DenialKind{store.PersonDenials, store.ClassifierDenials} {
+		n, err := s.cfg.Store.CountDenials(ctx, id, kind, now, s.cfg.DenialWindow)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
 }

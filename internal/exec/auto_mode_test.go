@@ -2,6 +2,9 @@ package exec
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +37,7 @@ func (f *fakeClassifier) Classify(_ context.Context, c *Call, asked policy.Decis
 	case "touch", "curl", "git", "echo":
 		return policy.Decision{Behavior: policy.Allow, Reason: "fine", Source: "classifier"}
 	case "mkdir":
-		return policy.Decision{Behavior: policy.Deny, Reason: "no dirs", Source: "classifier", Message: "denied by the classifier: no dirs"}
+		return ClassifierDenial(asked, "no dirs")
 	}
 	return asked
 }
@@ -89,7 +92,7 @@ func TestAutoModeOrder(t *testing.T) {
 	if r := sink.result("classifier-allow"); r == nil || r.IsError || !exists(h.dir, "made") || sink.asked("classifier-allow") {
 		t.Fatalf("classifier-allow: %s", text(r))
 	}
-	if r := sink.result("classifier-deny"); r == nil || r.Kind != tool.KindPermissionDenied || text(r) != "denied by the classifier: no dirs" || exists(h.dir, "d") {
+	if r := sink.result("classifier-deny"); r == nil || r.Kind != tool.KindPermissionDenied || text(r) != "Permission for this action was denied by the Claude Code auto mode classifier. Reason: no dirs" || exists(h.dir, "d") {
 		t.Fatalf("classifier-deny: %s", text(r))
 	}
 	for _, id := range []string{"classifier-allow", "classifier-deny"} {
@@ -115,5 +118,91 @@ func TestClassifierOnlyInAutoMode(t *testing.T) {
 	sink := h.run(t, false, bashCall("a", "touch made"))
 	if len(fc.commands()) != 0 || !sink.asked("a") || exists(h.dir, "made") {
 		t.Fatalf("default mode consulted the classifier: %q", fc.commands())
+	}
+}
+
+// A call the classifier denied fires the PermissionDenied hooks, with the
+// classifier's reason; a hook's "retry": true tells the model, next to the
+// refusal, that it may try again. Denials by a rule or a person fire none.
+func TestPermissionDeniedHookAfterClassifierDenial(t *testing.T) {
+	var log string
+	h := newHookHarness(t, func(h *hookHarness) string {
+		log = filepath.Join(h.scripts, "denied.jsonl")
+		return settingsOf("PermissionDenied", "Bash", h.script(t, "denied.sh", `in=$(cat)
+printf '%s\n' "$in" >> `+log+`
+case "$(jq -r .tool_input.command <<<"$in")" in
+*retry*) echo '{"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}, "systemMessage": "retried"}' ;;
+esac
+`))
+	}, func(s *store.Session) {
+		s.Mode = "auto"
+		s.Deny = []string{"Bash(curl *)"}
+	})
+	fc := &fakeClassifier{}
+	h.engine.cfg.Ask.Classifier = fc
+	h.engine.callPath = newCallPath(&h.engine.cfg, h.engine.schemas, h.engine.caps, h.engine.delegated)
+	sink := h.run(t, false,
+		bashCall("no-retry", "mkdir d"),
+		bashCall("retry", "mkdir retry"),
+		bashCall("rule-deny", "curl https://example.com"),
+		bashCall("person-deny", "rm -f x"))
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("PermissionDenied fired %d times, want 2 (the classifier's denials only):\n%s", len(lines), raw)
+	}
+	byID := map[string]map[string]any{}
+	for _, l := range lines {
+		var in map[string]any
+		if err := json.Unmarshal([]byte(l), &in); err != nil {
+			t.Fatalf("hook input %q: %v", l, err)
+		}
+		id, _ := in["tool_use_id"].(string)
+		byID[id] = in
+	}
+	in := byID["no-retry"]
+	if in == nil || in["hook_event_name"] != "PermissionDenied" || in["tool_name"] != "Bash" || in["reason"] != "no dirs" ||
+		in["permission_mode"] != "auto" || in["session_id"] != "s1" || in["cwd"] != h.dir {
+		t.Fatalf("hook input %v", in)
+	}
+	if ti, _ := in["tool_input"].(map[string]any); ti["command"] != "mkdir d" {
+		t.Fatalf("tool_input %v", in["tool_input"])
+	}
+	if byID["retry"] == nil {
+		t.Fatalf("no hook input for the second denial: %v", byID)
+	}
+	want := "Permission for this action was denied by the Claude Code auto mode classifier. Reason: no dirs"
+	r := sink.result("no-retry")
+	if r == nil || r.Kind != tool.KindPermissionDenied || text(r) != want || len(r.ModelContext) != 0 {
+		t.Fatalf("no-retry: %+v", r)
+	}
+	r = sink.result("retry")
+	if r == nil || r.Kind != tool.KindPermissionDenied || text(r) != want ||
+		len(r.ModelContext) != 1 || r.ModelContext[0] != "The PermissionDenied hook indicated you may retry this tool call." {
+		t.Fatalf("retry: %+v", r)
+	}
+	if m, _ := r.Meta["hook_system_messages"].([]string); len(m) != 1 || m[0] != "retried" {
+		t.Fatalf("retry's meta %v", r.Meta)
+	}
+	if exists(h.dir, "d") || exists(h.dir, "retry") {
+		t.Fatal("a denied call ran")
+	}
+	// The hook's run is on the denied call's stream, with its decision.
+	var reported string
+	for _, ev := range sink.of("retry") {
+		if ev.Hook != nil && ev.Hook.Event == "PermissionDenied" {
+			reported = ev.Hook.Decision
+		}
+	}
+	if reported != "retry" {
+		t.Fatalf("the hook run on the stream: decision %q", reported)
+	}
+	for _, id := range []string{"rule-deny", "person-deny"} {
+		if r := sink.result(id); r == nil || r.Kind != tool.KindPermissionDenied || len(r.ModelContext) != 0 {
+			t.Fatalf("%s: %+v", id, r)
+		}
 	}
 }

@@ -208,7 +208,8 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 			defer stop()
 		}
 	}
-	for _, g := range partition(calls, prepErr, claimed) {
+	groups := partition(calls, prepErr, claimed)
+	for n, g := range groups {
 		i := g[0]
 		switch {
 		case !claimed[i].Owned():
@@ -218,8 +219,54 @@ func (e *Engine) claimed(ctx context.Context, sessionID string, reqs []Request, 
 		default:
 			e.concurrently(ctx, calls, g, owner)
 		}
+		if movedSession(calls, prepErr, g) {
+			e.prepareAgain(ctx, sessionID, calls, prepErr, claimed, groups[n+1:])
+		}
 	}
 	return nil
+}
+
+// movedSession reports whether a call of group g changes the session's
+// directories or mode (tool.Definition.MovesSession) and ran.
+func movedSession(calls []*Call, prepErr []error, g []int) bool {
+	for _, i := range g {
+		if prepErr[i] == nil && calls[i].Def.MovesSession {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareAgain prepares the calls of the groups still to run on the
+// session as a call of the batch left it (an EnterWorktree moves the
+// session into its worktree: the calls after it work there, as in Claude
+// Code, whose calls of one turn run in order). A call that cannot be
+// prepared again gets that error as its result.
+func (e *Engine) prepareAgain(ctx context.Context, sessionID string, calls []*Call, prepErr []error, claimed []store.ClaimResult, rest [][]int) {
+	if len(rest) == 0 {
+		return
+	}
+	e.sessions.drop(sessionID)
+	sess, err := e.cfg.Store.GetSession(ctx, sessionID)
+	var files *workspace.Workspace
+	if err == nil {
+		files, err = e.files.get(sess)
+	}
+	for _, g := range rest {
+		for _, i := range g {
+			if !claimed[i].Owned() {
+				continue
+			}
+			old := calls[i]
+			if err != nil {
+				prepErr[i] = fmt.Errorf("%w: %w", ErrWorkspace, err)
+				continue
+			}
+			c := &Call{Request: old.Request, Session: sess, Files: files, Sink: old.Sink, runCtx: old.runCtx}
+			_, prepErr[i] = e.prepare(ctx, c)
+			calls[i] = c
+		}
+	}
 }
 
 // releaseAll gives back the claims of a batch that could not start.

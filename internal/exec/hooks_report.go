@@ -20,6 +20,7 @@ type HookRunner interface {
 	Enabled() bool
 	PreToolUse(ctx context.Context, te hooks.ToolEvent) (hooks.PreOutcome, error)
 	PermissionRequest(ctx context.Context, te hooks.ToolEvent) (hooks.PermissionOutcome, error)
+	PermissionDenied(ctx context.Context, te hooks.ToolEvent) (hooks.DeniedOutcome, error)
 	PostToolUse(ctx context.Context, te hooks.ToolEvent) (hooks.PostOutcome, error)
 	PostToolUseFailure(ctx context.Context, te hooks.ToolEvent) (hooks.PostOutcome, error)
 }

@@ -52,7 +52,7 @@ func newCallPath(cfg *Config, sch *schemas, caps PolicyCapabilities, delegated D
 	run := []Stage{
 		StoppedAgentStage{Store: cfg.Store},
 		PreHooksStage{Hooks: cfg.Hooks, Schemas: sch, Report: report},
-		PolicyStage{Decider: cfg.Policy, Classifier: cfg.Ask.Classifier, Asks: asks, Denials: denials, Telemetry: cfg.Telemetry, OnDecision: cfg.OnDecision},
+		PolicyStage{Decider: cfg.Policy, Classifier: cfg.Ask.Classifier, Asks: asks, Denials: denials, Hooks: cfg.Hooks, Report: report, Telemetry: cfg.Telemetry, OnDecision: cfg.OnDecision},
 	}
 	for _, ic := range cfg.Interceptors {
 		run = append(run, ic)

@@ -7,19 +7,24 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/policy"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/telemetry"
 )
 
-// DenialStore counts a session's recent denials (store.Store does).
+// DenialStore counts a session's recent denials, by kind (store.Store
+// does).
 type DenialStore interface {
-	CountDenials(ctx context.Context, sessionID string, now time.Time, window time.Duration) (int, error)
-	RecordDenial(ctx context.Context, sessionID string, now time.Time, window time.Duration) (int, error)
+	CountDenials(ctx context.Context, sessionID string, kind store.DenialKind, now time.Time, window time.Duration) (int, error)
+	RecordDenial(ctx context.Context, sessionID string, kind store.DenialKind, now time.Time, window time.Duration) (int, error)
 }
 
-// DenialTracking turns an ask into a denial when the session has been
-// denied Limit times within Window: an agent that keeps asking for what
-// was refused gets an answer at once instead of another prompt. Limit 0
-// counts denials but never limits.
+// DenialTracking turns an ask into a denial when people have refused the
+// session's permission requests Limit times within Window: an agent that
+// keeps asking for what was refused gets an answer at once instead of
+// another prompt. Limit 0 counts denials but never limits. It counts
+// store.PersonDenials only: auto mode's classifier keeps its own count
+// (its brake, internal/classifier), which neither adds to this one nor
+// reads it.
 type DenialTracking struct {
 	Store     DenialStore
 	Limit     int
@@ -33,7 +38,7 @@ func (d DenialTracking) limit(ctx context.Context, c *Call, dec policy.Decision)
 	if d.Limit <= 0 {
 		return dec
 	}
-	n, err := d.Store.CountDenials(ctx, c.Session.ID, d.Now(), d.Window)
+	n, err := d.Store.CountDenials(ctx, c.Session.ID, store.PersonDenials, d.Now(), d.Window)
 	if err != nil {
 		// Fail closed: without the count, the call is not asked about.
 		return policy.Decision{Behavior: policy.Deny, Reason: "denial tracking is unavailable: " + err.Error(), Source: "denialTracking"}
@@ -49,7 +54,7 @@ func (d DenialTracking) limit(ctx context.Context, c *Call, dec policy.Decision)
 // record counts a denial by the person asked (or by nobody answering).
 func (d DenialTracking) record(ctx context.Context, c *Call) {
 	d.Telemetry.Denial(ctx, c.metricTool(), "user")
-	if _, err := d.Store.RecordDenial(context.WithoutCancel(ctx), c.Session.ID, d.Now(), d.Window); err != nil {
+	if _, err := d.Store.RecordDenial(context.WithoutCancel(ctx), c.Session.ID, store.PersonDenials, d.Now(), d.Window); err != nil {
 		d.Logger.Error("recording a denial failed", "session_id", c.Session.ID, "error", err)
 	}
 }

@@ -18,10 +18,12 @@ type AskConfig struct {
 	// Timeout is how long a request waits for an answer before the call is
 	// denied (default 5 minutes).
 	Timeout time.Duration
-	// DenialLimit denials within DenialWindow make further asks of the
-	// session denied at once, until the window moves past them. 0 turns
-	// this off, which is the default: Claude Code keeps asking however
-	// often it was refused (DenialWindow defaults to 5 minutes).
+	// DenialLimit permission requests people refused (or left
+	// unanswered) within DenialWindow make further asks of the session
+	// denied at once, until the window moves past them. 0 turns this off,
+	// which is the default: Claude Code keeps asking however often it was
+	// refused (DenialWindow defaults to 5 minutes). Auto mode's
+	// classifier counts its own denials apart (its brake).
 	DenialLimit  int
 	DenialWindow time.Duration
 	Now          func() time.Time
@@ -63,6 +65,10 @@ type PolicyStage struct {
 	Classifier Classifier
 	Asks       Asker
 	Denials    DenialTracking
+	// Hooks runs the PermissionDenied hooks of a call the classifier
+	// denied; Report puts their runs on the stream.
+	Hooks  HookRunner
+	Report hookReporter
 	// Telemetry and OnDecision (the audit log) are told every decision.
 	Telemetry  *telemetry.Recorder
 	OnDecision func(ctx context.Context, c *Call, dec policy.Decision)
@@ -110,6 +116,9 @@ func (p PolicyStage) Handle(ctx context.Context, c *Call, next Handler) (*tool.R
 			text = r.dontAskText(dec)
 		default:
 			text = r.denyText(dec)
+		}
+		if reason, ok := classifierReason(dec); ok {
+			return p.permissionDenied(ctx, c, text, reason), nil
 		}
 		return nil, tool.Errorf(tool.KindPermissionDenied, "%s", text)
 	}

@@ -139,9 +139,12 @@ func TestValidateStageAnalysesACommandOnce(t *testing.T) {
 
 // fakeHooks answers each event with what the test set.
 type fakeHooks struct {
-	pre  hooks.PreOutcome
-	post hooks.PostOutcome
-	seen []hooks.ToolEvent
+	pre    hooks.PreOutcome
+	post   hooks.PostOutcome
+	denied hooks.DeniedOutcome
+	seen   []hooks.ToolEvent
+	// deniedSeen are the PermissionDenied events.
+	deniedSeen []hooks.ToolEvent
 }
 
 func (f *fakeHooks) Enabled() bool { return true }
@@ -151,6 +154,10 @@ func (f *fakeHooks) PreToolUse(_ context.Context, te hooks.ToolEvent) (hooks.Pre
 }
 func (f *fakeHooks) PermissionRequest(context.Context, hooks.ToolEvent) (hooks.PermissionOutcome, error) {
 	return hooks.PermissionOutcome{}, nil
+}
+func (f *fakeHooks) PermissionDenied(_ context.Context, te hooks.ToolEvent) (hooks.DeniedOutcome, error) {
+	f.deniedSeen = append(f.deniedSeen, te)
+	return f.denied, nil
 }
 func (f *fakeHooks) PostToolUse(_ context.Context, te hooks.ToolEvent) (hooks.PostOutcome, error) {
 	f.seen = append(f.seen, te)
@@ -217,10 +224,10 @@ func (a *recordAsk) Ask(ctx context.Context, c *Call, dec policy.Decision, next 
 // countDenials is a DenialStore with a fixed count.
 type countDenials struct{ n, recorded int }
 
-func (d *countDenials) CountDenials(context.Context, string, time.Time, time.Duration) (int, error) {
+func (d *countDenials) CountDenials(context.Context, string, store.DenialKind, time.Time, time.Duration) (int, error) {
 	return d.n, nil
 }
-func (d *countDenials) RecordDenial(context.Context, string, time.Time, time.Duration) (int, error) {
+func (d *countDenials) RecordDenial(context.Context, string, store.DenialKind, time.Time, time.Duration) (int, error) {
 	d.recorded++
 	return d.n, nil
 }

@@ -12,6 +12,10 @@ const (
 	// PermissionRequest runs when a call would wait for an answer; it can
 	// give the answer.
 	PermissionRequest Event = "PermissionRequest"
+	// PermissionDenied runs after auto mode's classifier denied a call
+	// (only then, as in Claude Code); it cannot undo the denial, but it
+	// can tell the model that it may make the call again.
+	PermissionDenied Event = "PermissionDenied"
 	// PostToolUse runs after a call succeeded.
 	PostToolUse Event = "PostToolUse"
 	// PostToolUseFailure runs after a call failed (not after a validation
@@ -30,7 +34,7 @@ const (
 )
 
 // Events lists the events toold fires.
-var Events = []Event{PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, SubagentStart, SubagentStop}
+var Events = []Event{PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, SubagentStart, SubagentStop}
 
 // inertEvents are documented Claude Code events that belong to the agent
 // loop, which lives in the orchestrator, not in toold: the prompt, the
@@ -45,7 +49,6 @@ var inertEvents = map[Event]string{
 	"Notification":        "toold shows nothing to a user; permission requests go to the Execute stream",
 	"PreCompact":          "the context window is the orchestrator's",
 	"PostCompact":         "the context window is the orchestrator's",
-	"PermissionDenied":    "it fires for auto-mode classifier denials, and toold does not fire it (the denial is on the stream and in the audit log)",
 	"PostToolBatch":       "it gates the next model call, which is the orchestrator's",
 	"Setup":               "toold has no installation step",
 	"InstructionsLoaded":  "instructions are the orchestrator's",
@@ -80,7 +83,7 @@ func (e Event) fired() bool {
 // is a tool name and `if` filters apply.
 func (e Event) toolEvent() bool {
 	switch e {
-	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure:
+	case PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure:
 		return true
 	}
 	return false

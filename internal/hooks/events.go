@@ -180,6 +180,28 @@ func (r *Runner) PermissionRequest(ctx context.Context, te ToolEvent) (Permissio
 	return o, nil
 }
 
+// PermissionDenied runs the PermissionDenied hooks of a call auto mode's
+// classifier denied; te.Reason is the classifier's reason. Matchers match
+// the tool's name. The hooks observe: exit 2 blocks nothing (the call is
+// denied already), and "retry": true from any of them sets Retry.
+func (r *Runner) PermissionDenied(ctx context.Context, te ToolEvent) (DeniedOutcome, error) {
+	var o DeniedOutcome
+	in := toolInput(PermissionDenied, te)
+	sh, err := r.session(te.Session)
+	if err != nil {
+		return o, err
+	}
+	for _, run := range r.runAll(ctx, r.choose(sh, in, &te), in) {
+		v := judge(run, PermissionDenied)
+		if s := v.out.spec(); !v.blocking && s != nil && s.Retry {
+			v.report.Decision = "retry"
+			o.Retry = true
+		}
+		o.take(v)
+	}
+	return o, nil
+}
+
 // PostToolUse runs the PostToolUse hooks of a call that succeeded.
 func (r *Runner) PostToolUse(ctx context.Context, te ToolEvent) (PostOutcome, error) {
 	return r.post(ctx, PostToolUse, te)

@@ -179,6 +179,7 @@ func outputOf(resp *tooldv1.RunHookResponse) (*output, error) {
 		HookEventName:            s.GetHookEventName(),
 		PermissionDecisionReason: s.GetPermissionDecisionReason(),
 		AdditionalContext:        s.GetAdditionalContext(),
+		Retry:                    s.GetRetry(),
 	}
 	if out.Specific.PermissionDecision, err = enumName(permissionDecisionNames, s.GetPermissionDecision(), "permission_decision"); err != nil {
 		return nil, err

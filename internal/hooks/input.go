@@ -49,6 +49,9 @@ type ToolEvent struct {
 	Error string
 	// IsInterrupt says the call was cancelled (PostToolUseFailure).
 	IsInterrupt bool
+	// Reason is why auto mode's classifier denied the call, in its own
+	// words (PermissionDenied).
+	Reason string
 	// PermissionSuggestions are the permission updates that would allow
 	// the call next time (PermissionRequest), each a JSON object such as
 	// {"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm test"}],
@@ -135,6 +138,8 @@ func toolInput(ev Event, te ToolEvent) input {
 	case PostToolUseFailure:
 		in.Error, in.IsInterrupt = &te.Error, &te.IsInterrupt
 		in.DurationMS = durationMS(te.Duration)
+	case PermissionDenied:
+		in.Reason = firstNonEmpty(te.Reason, "Permission denied")
 	case PermissionRequest:
 		in.PermissionSuggestions = te.PermissionSuggestions
 		if in.PermissionSuggestions == nil {

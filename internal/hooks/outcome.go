@@ -166,6 +166,16 @@ type PermissionOutcome struct {
 	UpdatedPermissions []json.RawMessage
 }
 
+// DeniedOutcome is what PermissionDenied hooks said. The call stays
+// denied whatever they say.
+type DeniedOutcome struct {
+	Common
+	// Retry: a hook returned "retry": true, so the model is told that it
+	// may make the call again (it is decided anew, the classifier asked
+	// again).
+	Retry bool
+}
+
 // PostOutcome is what PostToolUse or PostToolUseFailure hooks said.
 type PostOutcome struct {
 	Common

@@ -29,6 +29,8 @@ type specific struct {
 	Decision                 *permDecision   `json:"decision"`
 	UpdatedToolOutput        json.RawMessage `json:"updatedToolOutput"`
 	UpdatedMCPToolOutput     json.RawMessage `json:"updatedMCPToolOutput"`
+	// Retry (PermissionDenied): the model may make the denied call again.
+	Retry bool `json:"retry"`
 }
 
 // permDecision is PermissionRequest's hookSpecificOutput.decision.

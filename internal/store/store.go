@@ -169,12 +169,13 @@ type Store interface {
 	// result atomically, with Revision incremented. An error from fn
 	// changes nothing and is returned as is. ErrNotFound if absent.
 	UpdateSession(ctx context.Context, id string, fn func(*Session) error) (*Session, error)
-	// RecordDenial counts one denial at time at and returns how many
-	// denials the session had in (at-window, at]. Older ones are dropped.
-	RecordDenial(ctx context.Context, id string, at time.Time, window time.Duration) (int, error)
-	// CountDenials returns how many denials the session had in
+	// RecordDenial counts one denial of the kind at time at and returns
+	// how many denials of that kind the session had in (at-window, at].
+	// Older ones of the kind are dropped; the kinds are counted apart.
+	RecordDenial(ctx context.Context, id string, kind DenialKind, at time.Time, window time.Duration) (int, error)
+	// CountDenials returns how many denials of the kind the session had in
 	// (now-window, now].
-	CountDenials(ctx context.Context, id string, now time.Time, window time.Duration) (int, error)
+	CountDenials(ctx context.Context, id string, kind DenialKind, now time.Time, window time.Duration) (int, error)
 	// SetCwd changes the session's current directory; ErrNotFound if the
 	// session is absent.
 	SetCwd(ctx context.Context, id, cwd string) error

@@ -57,6 +57,10 @@ type Definition struct {
 	ListsPaths bool
 	// FetchesURL: a deny rule's refusal names the rule's domain.
 	FetchesURL bool
+	// MovesSession: a call changes the session's directories or mode
+	// (EnterWorktree, ExitWorktree, ExitPlanMode): the calls after it in
+	// its batch are prepared again on the session it leaves.
+	MovesSession bool
 	// MCP: the tool is an MCP server's; a PostToolUse hook replaces its
 	// output with updatedMCPToolOutput.
 	MCP bool

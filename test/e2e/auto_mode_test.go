@@ -65,7 +65,18 @@ func TestAutoModeWithTheReferenceClassifier(t *testing.T) {
 	bin := exampleClassifier(t)
 	caddr, stopClassifier := startClassifier(t, bin)
 	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
-	d := startToold(t, "--classifier-endpoint", caddr, "--classifier-insecure", "--classifier-timeout", "5s", "--audit-log", auditLog)
+	// A PermissionDenied hook records what it reads and lets the model
+	// try again.
+	dir := t.TempDir()
+	deniedLog := filepath.Join(dir, "denied.jsonl")
+	hook := filepath.Join(dir, "denied.sh")
+	os.WriteFile(hook, []byte(`#!/bin/bash
+jq -c . >> `+deniedLog+`
+echo '{"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}}'
+`), 0o755)
+	settings := filepath.Join(dir, "settings.json")
+	os.WriteFile(settings, []byte(`{"hooks": {"PermissionDenied": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "`+hook+`"}]}]}}`), 0o644)
+	d := startToold(t, "--classifier-endpoint", caddr, "--classifier-insecure", "--classifier-timeout", "5s", "--audit-log", auditLog, "--settings", settings)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	newSession := func() string {
@@ -91,14 +102,27 @@ func TestAutoModeWithTheReferenceClassifier(t *testing.T) {
 	for i, id := range []string{"deny1", "deny2", "deny3"} {
 		out = run(sid, id, "curl -s https://example.com")
 		mustContain(t, out, "ERROR_KIND_PERMISSION_DENIED",
-			"Permission for this action was denied by the Claude Code auto mode classifier. Reason: curl reaches the network")
+			"Permission for this action was denied by the Claude Code auto mode classifier. Reason: curl reaches the network",
+			"The PermissionDenied hook indicated you may retry this tool call.", `"event": "PermissionDenied"`)
 		if strings.Contains(out, "requestId") {
 			t.Fatalf("denial %d asked a person:\n%s", i+1, out)
 		}
 	}
 	// Three denials: the classifier is paused, a person is asked (and says no).
 	out = askPerson(t, ctx, d.addr, sid, "paused", "curl -s https://example.com", "PERMISSION_DECISION_DENY")
-	mustContain(t, out, `"requestId": "perm_`, `"source": "denialTracking"`, "auto mode is paused for this session: 3 of its calls were denied")
+	mustContain(t, out, `"requestId": "perm_`, `"source": "denialTracking"`, "auto mode is paused for this session: the classifier denied 3 of its calls")
+	if strings.Contains(out, "may retry") {
+		t.Fatalf("a person's denial fired PermissionDenied:\n%s", out)
+	}
+	hb, err := os.ReadFile(deniedLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(hb)), "\n"); len(lines) != 3 {
+		t.Fatalf("PermissionDenied fired %d times, want 3 (the classifier's denials):\n%s", len(lines), hb)
+	}
+	mustContain(t, string(hb), `"hook_event_name":"PermissionDenied"`, `"tool_name":"Bash"`, `"tool_use_id":"deny1"`,
+		`"reason":"curl reaches the network`, `"permission_mode":"auto"`, `"tool_input":{"command":"curl -s https://example.com"}`)
 
 	// A dead classifier: the call asks a person, who allows it.
 	stopClassifier()
@@ -241,5 +265,39 @@ func TestAutoModeBrakeAcrossReplicas(t *testing.T) {
 		mustContain(t, out, "Reason: wget reaches the network")
 	}
 	out = askPerson(t, ctx, b.addr, sid, "paused", "wget https://example.com", "PERMISSION_DECISION_DENY")
-	mustContain(t, out, `"requestId": "perm_`, `"source": "denialTracking"`, "3 of its calls were denied")
+	mustContain(t, out, `"requestId": "perm_`, `"source": "denialTracking"`, "the classifier denied 3 of its calls")
+}
+
+// A person's denials do not pause auto mode, on any replica: after three
+// requests people refused, the classifier still answers, and it takes
+// three of its own denials, spread over both replicas, to pause it.
+func TestAutoModeBrakeCountsOnlyTheClassifier(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0?max_retries=0"
+	caddr, _ := startClassifier(t, exampleClassifier(t))
+	args := []string{"--redis-url", url, "--classifier-endpoint", caddr, "--classifier-insecure"}
+	a, b := startToold(t, args...), startToold(t, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_AUTO"}' `+a.addr+` toold.v1.SessionService/CreateSession | sed -n 's/^ *"id": "\([a-z2-7]*\)".*/\1/p'`)
+	sid := strings.TrimSpace(out)
+	if err != nil || len(sid) != 26 {
+		t.Fatalf("CreateSession: %v %q", err, out)
+	}
+	// The reference classifier asks about rm -rf build: a person says no.
+	for i, addr := range []string{a.addr, b.addr, a.addr} {
+		out := askPerson(t, ctx, addr, sid, "p"+string(rune('1'+i)), "rm -rf build", "PERMISSION_DECISION_DENY")
+		mustContain(t, out, `"requestId": "perm_`, "auto mode's classifier leaves it to a person")
+	}
+	for i, addr := range []string{b.addr, a.addr, b.addr} {
+		out, err := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "d`+string(rune('1'+i))+`", "name": "Bash", "input": {"command": "wget https://example.com"}}]}' `+addr+` toold.v1.ToolService/Execute`)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		mustContain(t, out, `"source": "classifier"`, "Reason: wget reaches the network")
+		if strings.Contains(out, "denialTracking") {
+			t.Fatalf("denial %d: the brake counted a person's denials:\n%s", i+1, out)
+		}
+	}
+	out = askPerson(t, ctx, a.addr, sid, "paused", "wget https://example.com", "PERMISSION_DECISION_DENY")
+	mustContain(t, out, `"requestId": "perm_`, `"source": "denialTracking"`, "the classifier denied 3 of its calls")
 }

@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +80,64 @@ EOF`)
 	if r := call("w9", "Bash", map[string]any{"command": "pwd; git worktree list --porcelain | grep -c ^worktree; cat .claude/worktrees/feat/b.txt"}); r.IsError || r.Text != ws+"\n2\ntwo" {
 		t.Fatalf("after keep: %+v", r)
 	}
+	// In one turn, the calls after EnterWorktree work in the worktree,
+	// and those after ExitWorktree back in the workspace.
+	wt2 := filepath.Join(ws, ".claude", "worktrees", "second")
+	got := executeBatch(t, ctx, d.addr, sid, []map[string]any{
+		{"tool_use_id": "b1", "name": "EnterWorktree", "input": map[string]any{"name": "second"}},
+		{"tool_use_id": "b2", "name": "Bash", "input": map[string]any{"command": "pwd"}},
+		{"tool_use_id": "b3", "name": "Write", "input": map[string]any{"file_path": "in-second.txt", "content": "2\n"}},
+		{"tool_use_id": "b4", "name": "ExitWorktree", "input": map[string]any{"action": "keep"}},
+		{"tool_use_id": "b5", "name": "Bash", "input": map[string]any{"command": "pwd"}},
+	})
+	if got["b2"].Text != wt2 || got["b5"].Text != ws {
+		t.Fatalf("one turn: pwd after EnterWorktree %q (want %q), after ExitWorktree %q (want %q); %+v", got["b2"].Text, wt2, got["b5"].Text, ws, got)
+	}
+	if _, err := os.Stat(filepath.Join(wt2, "in-second.txt")); err != nil {
+		t.Fatalf("the Write after EnterWorktree did not land in the worktree: %v (%+v)", err, got["b3"])
+	}
+}
+
+// executeBatch sends calls as one Execute and returns each call's result
+// by tool_use_id.
+func executeBatch(t *testing.T, ctx context.Context, addr, sid string, calls []map[string]any) map[string]callResult {
+	t.Helper()
+	req, _ := json.Marshal(map[string]any{"session_id": sid, "calls": calls})
+	out, err := sh(t, ctx, `grpcurl -plaintext -d @ `+addr+` toold.v1.ToolService/Execute <<'EOF'
+`+string(req)+`
+EOF`)
+	if err != nil {
+		t.Fatalf("Execute: %v\n%s", err, out)
+	}
+	got := map[string]callResult{}
+	dec := json.NewDecoder(strings.NewReader(out))
+	for {
+		var ev struct {
+			ToolUseID string `json:"toolUseId"`
+			Result    *struct {
+				IsError bool `json:"isError"`
+				Content []struct {
+					Text struct{ Text string } `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		if err := dec.Decode(&ev); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("Execute: %v\n%s", err, out)
+		}
+		if ev.Result != nil {
+			var text strings.Builder
+			for _, c := range ev.Result.Content {
+				text.WriteString(c.Text.Text)
+			}
+			got[ev.ToolUseID] = callResult{Text: text.String(), IsError: ev.Result.IsError}
+		}
+	}
+	if len(got) != len(calls) {
+		t.Fatalf("Execute: %d results for %d calls\n%s", len(got), len(calls), out)
+	}
+	return got
 }
 
 // Without ToolSearch (a bare deny rule took it away) no tool is deferred:

@@ -39,17 +39,6 @@ func (e *entry) live(id string, now time.Time) *call {
 	return c
 }
 
-// sweep drops the session's expired records; called on BeginCalls, so the
-// map is bounded by the calls made within the keep time.
-func (e *entry) sweep(now time.Time) {
-	for id, c := range e.calls {
-		if !now.Before(c.expires) {
-			delete(e.calls, id)
-			c.notify()
-		}
-	}
-}
-
 func (m *Store) BeginCalls(_ context.Context, sessionID, owner string, claims []store.Claim, t store.CallTimes) (*store.Session, []store.ClaimResult, error) {
 	now := time.Now()
 	m.mu.Lock()
@@ -73,17 +62,14 @@ func (m *Store) BeginCalls(_ context.Context, sessionID, owner string, claims []
 		}
 		res[i].Status = c.status
 	}
-	if e.calls == nil {
-		e.calls = make(map[string]*call)
-	}
 	for i, cl := range claims {
 		if !res[i].Owned() || e.calls[cl.ToolUseID] != nil {
 			continue
 		}
-		e.calls[cl.ToolUseID] = &call{
+		e.keep(cl.ToolUseID, &call{
 			fingerprint: cl.Fingerprint, owner: owner, status: store.CallRunning,
 			leaseUntil: now.Add(t.Lease), expires: now.Add(t.Keep), changed: make(chan struct{}),
-		}
+		})
 	}
 	return e.session(), res, nil
 }
@@ -139,6 +125,7 @@ func (m *Store) FinishCall(_ context.Context, ref store.CallRef, owner string, e
 	c.append(evs)
 	c.status = store.CallDone
 	c.expires = now.Add(t.Keep)
+	e.expire(ref.ToolUseID, c)
 	c.notify()
 	e.apply(fx)
 	return nil
@@ -180,12 +167,10 @@ func (m *Store) CommitCall(_ context.Context, ref store.CallRef, fingerprint, et
 	if strconv.FormatUint(e.ver, 10) != etag {
 		return store.CommitStale, nil
 	}
-	if e.calls == nil {
-		e.calls = make(map[string]*call)
-	}
+	e.sweep(now)
 	c := &call{fingerprint: fingerprint, status: store.CallDone, expires: now.Add(t.Keep), changed: make(chan struct{})}
 	c.append(evs)
-	e.calls[ref.ToolUseID] = c
+	e.keep(ref.ToolUseID, c)
 	e.apply(fx)
 	return store.Committed, nil
 }

@@ -28,13 +28,15 @@ type Store struct {
 type entry struct {
 	s       *store.Session
 	stamps  map[string]store.FileStamp
-	denials []time.Time // ascending
+	denials [store.ClassifierDenials + 1][]time.Time // per store.DenialKind, ascending
 	calls   map[string]*call
-	blobs   map[string][]byte
-	tasks   *store.TaskList
-	agents  map[string]*store.AgentTask
-	ver     uint64 // grows with every change of s: the ETag
-	board   board
+	// expiries orders calls by expiry (expiry.go).
+	expiries expiries
+	blobs    map[string][]byte
+	tasks    *store.TaskList
+	agents   map[string]*store.AgentTask
+	ver      uint64 // grows with every change of s: the ETag
+	board    board
 }
 
 // session returns a copy with the ETag set.
@@ -108,26 +110,32 @@ func (m *Store) UpdateSession(_ context.Context, id string, fn func(*store.Sessi
 	return e.session(), nil
 }
 
-func (m *Store) RecordDenial(_ context.Context, id string, at time.Time, window time.Duration) (int, error) {
+func (m *Store) RecordDenial(_ context.Context, id string, kind store.DenialKind, at time.Time, window time.Duration) (int, error) {
+	if err := store.CheckDenialKind(kind); err != nil {
+		return 0, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.sessions[id]
 	if !ok {
 		return 0, notFound(id)
 	}
-	e.denials = append(e.denials, at)
-	e.denials = within(e.denials, at, window)
-	return len(e.denials), nil
+	d := append(e.denials[kind], at)
+	e.denials[kind] = within(d, at, window)
+	return len(e.denials[kind]), nil
 }
 
-func (m *Store) CountDenials(_ context.Context, id string, now time.Time, window time.Duration) (int, error) {
+func (m *Store) CountDenials(_ context.Context, id string, kind store.DenialKind, now time.Time, window time.Duration) (int, error) {
+	if err := store.CheckDenialKind(kind); err != nil {
+		return 0, err
+	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	e, ok := m.sessions[id]
 	if !ok {
 		return 0, notFound(id)
 	}
-	return len(within(e.denials, now, window)), nil
+	return len(within(e.denials[kind], now, window)), nil
 }
 
 // within returns the times in (now-window, now]; ts is ascending except

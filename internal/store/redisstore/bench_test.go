@@ -58,7 +58,7 @@ func BenchmarkRecordDenial(b *testing.B) {
 	s := benchStore(b)
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := s.RecordDenial(ctx, "s1", time.Now(), 5*time.Minute); err != nil {
+		if _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, time.Now(), 5*time.Minute); err != nil {
 			b.Fatal(err)
 		}
 	}

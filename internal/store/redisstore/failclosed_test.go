@@ -47,11 +47,11 @@ func calls(id string) []call {
 			return x != nil, err
 		}},
 		{"RecordDenial", func(ctx context.Context, s *Store) (bool, error) {
-			n, err := s.RecordDenial(ctx, id, now, time.Minute)
+			n, err := s.RecordDenial(ctx, id, store.PersonDenials, now, time.Minute)
 			return n != 0, err
 		}},
 		{"CountDenials", func(ctx context.Context, s *Store) (bool, error) {
-			n, err := s.CountDenials(ctx, id, now, time.Minute)
+			n, err := s.CountDenials(ctx, id, store.PersonDenials, now, time.Minute)
 			return n != 0, err
 		}},
 		{"SetCwd", func(ctx context.Context, s *Store) (bool, error) { return false, s.SetCwd(ctx, id, "/x") }},
@@ -116,7 +116,7 @@ func TestServerKilledFailsClosed(t *testing.T) {
 	if err := s.RecordRead(ctx, "s1", "/x", store.FileStamp{Size: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RecordDenial(ctx, "s1", time.Now(), time.Minute); err != nil {
+	if _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, time.Now(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	srv.Kill()

@@ -13,7 +13,11 @@ import (
 //	<prefix>{s:<id>}:stamps    hash, path -> file stamp JSON; also the
 //	                           session's blobs, under "\x00blob:<key>"
 //	                           (no path starts with NUL)
-//	<prefix>{s:<id>}:denials   sorted set, score = time in microseconds
+//	<prefix>{s:<id>}:denials   sorted set, score = time in microseconds:
+//	                           the permission requests people refused
+//	<prefix>{s:<id>}:cdenials  sorted set, the same for the denials of
+//	                           auto mode's classifier; it expires on its
+//	                           own once every entry has left the window
 //	<prefix>{s:<id>}:calls     sorted set of tool_use_ids, score = when
 //	                           their record expires (ms); lets DeleteSession
 //	                           find the call records
@@ -30,7 +34,7 @@ import (
 type keys struct {
 	base                            string
 	session, stamps, denials, calls string
-	deleted                         string
+	deleted, classifierDenials      string
 }
 
 // maxIDLen bounds the key length; session ids are much shorter.
@@ -51,7 +55,20 @@ func (s *Store) keys(id string) (keys, error) {
 		denials: base + "denials",
 		calls:   base + "calls",
 		deleted: base + "deleted",
+
+		classifierDenials: base + "cdenials",
 	}, nil
+}
+
+// denialsOf returns the sorted set of a kind of denials.
+func (k keys) denialsOf(kind store.DenialKind) (string, error) {
+	switch kind {
+	case store.PersonDenials:
+		return k.denials, nil
+	case store.ClassifierDenials:
+		return k.classifierDenials, nil
+	}
+	return "", store.CheckDenialKind(kind)
 }
 
 func (k keys) all() []string { return []string{k.session, k.stamps, k.denials, k.calls} }

@@ -250,7 +250,12 @@ func notFound(id string) error { return fmt.Errorf("session %s: %w", id, store.E
 // run runs a script on the keys of session id. A nil reply means the session
 // is absent: ErrNotFound.
 func (s *Store) run(ctx context.Context, sc *redis.Script, id string, k keys, args ...any) (any, error) {
-	v, err := sc.Run(ctx, s.c, k.all(), append([]any{s.ttlMs}, args...)...).Result()
+	return s.runWith(ctx, sc, id, k.all(), args...)
+}
+
+// runWith is run with the session's keys and more after them.
+func (s *Store) runWith(ctx context.Context, sc *redis.Script, id string, ks []string, args ...any) (any, error) {
+	v, err := sc.Run(ctx, s.c, ks, append([]any{s.ttlMs}, args...)...).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return nil, notFound(id)
@@ -397,8 +402,12 @@ func backoff(ctx context.Context, n int) error {
 // (sub-microsecond precision is dropped): Redis scores are doubles, exact
 // for integers up to 2^53, which microseconds reach only in the year 2255.
 
-func (s *Store) RecordDenial(ctx context.Context, id string, at time.Time, window time.Duration) (int, error) {
+func (s *Store) RecordDenial(ctx context.Context, id string, kind store.DenialKind, at time.Time, window time.Duration) (int, error) {
 	k, err := s.keys(id)
+	if err != nil {
+		return 0, err
+	}
+	set, err := k.denialsOf(kind)
 	if err != nil {
 		return 0, err
 	}
@@ -406,20 +415,25 @@ func (s *Store) RecordDenial(ctx context.Context, id string, at time.Time, windo
 	// The member only has to be unique: two denials at the same instant
 	// count twice.
 	member := strconv.FormatInt(now, 10) + ":" + strconv.FormatUint(rand.Uint64(), 36)
-	v, err := s.run(ctx, scriptRecordDenial, id, k, now, now-window.Microseconds(), member)
+	keep := max(s.ttlMs, window.Milliseconds()+1)
+	v, err := s.runWith(ctx, scriptRecordDenial, id, append(k.all(), set), now, now-window.Microseconds(), member, keep)
 	if err != nil {
 		return 0, err
 	}
 	return count(id, v)
 }
 
-func (s *Store) CountDenials(ctx context.Context, id string, now time.Time, window time.Duration) (int, error) {
+func (s *Store) CountDenials(ctx context.Context, id string, kind store.DenialKind, now time.Time, window time.Duration) (int, error) {
 	k, err := s.keys(id)
 	if err != nil {
 		return 0, err
 	}
+	set, err := k.denialsOf(kind)
+	if err != nil {
+		return 0, err
+	}
 	us := now.UnixMicro()
-	v, err := s.run(ctx, scriptCountDenials, id, k, us, us-window.Microseconds())
+	v, err := s.runWith(ctx, scriptCountDenials, id, append(k.all(), set), us, us-window.Microseconds())
 	if err != nil {
 		return 0, err
 	}

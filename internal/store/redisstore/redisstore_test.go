@@ -89,7 +89,7 @@ func TestTTLRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if _, err := s.RecordDenial(ctx, "s1", now, time.Minute); err != nil {
+	if _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, now, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	calls := store.CallTimes{Lease: time.Minute, Keep: time.Hour}
@@ -108,8 +108,8 @@ func TestTTLRefresh(t *testing.T) {
 		{"SetCwd", func() error { return s.SetCwd(ctx, "s1", "/ws/b") }},
 		{"RecordRead", func() error { return s.RecordRead(ctx, "s1", "/ws/c", store.FileStamp{}) }},
 		{"ReadStamp", func() error { _, _, err := s.ReadStamp(ctx, "s1", "/ws/a"); return err }},
-		{"RecordDenial", func() error { _, err := s.RecordDenial(ctx, "s1", now, time.Minute); return err }},
-		{"CountDenials", func() error { _, err := s.CountDenials(ctx, "s1", now, time.Minute); return err }},
+		{"RecordDenial", func() error { _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
+		{"CountDenials", func() error { _, err := s.CountDenials(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
 		{"BeginCalls", func() error {
 			_, _, err := s.BeginCalls(ctx, "s1", "o", []store.Claim{{ToolUseID: "b", Fingerprint: "f"}}, calls)
 			return err
@@ -199,7 +199,10 @@ func TestKeyLayout(t *testing.T) {
 		if err := s.RecordRead(ctx, id, "/a", store.FileStamp{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RecordDenial(ctx, id, time.Now(), time.Minute); err != nil {
+		if _, err := s.RecordDenial(ctx, id, store.PersonDenials, time.Now(), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RecordDenial(ctx, id, store.ClassifierDenials, time.Now(), time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,12 +210,19 @@ func TestKeyLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Each session's three keys, and the index of their tenant ("").
-	if len(all) != 3*len(ids)+1 || c.Exists(ctx, "layout:{t:}:sessions").Val() != 1 {
+	// Each session's four keys, and the index of their tenant ("").
+	if len(all) != 4*len(ids)+1 || c.Exists(ctx, "layout:{t:}:sessions").Val() != 1 {
 		t.Fatalf("keys = %q", all)
 	}
 	for _, id := range ids {
-		want := []string{"layout:{s:" + id + "}:session", "layout:{s:" + id + "}:stamps", "layout:{s:" + id + "}:denials"}
+		// The classifier's denials expire on their own: never before the
+		// session's idle TTL, and with it at the latest once all are out
+		// of the window.
+		cd := "layout:{s:" + id + "}:cdenials"
+		if ttl, idle := c.PTTL(ctx, cd).Val(), c.PTTL(ctx, "layout:{s:"+id+"}:session").Val(); ttl <= 0 || ttl > DefaultSessionTTL || ttl < idle-time.Second {
+			t.Errorf("%s: TTL %v (the session's %v)", cd, ttl, idle)
+		}
+		want := []string{"layout:{s:" + id + "}:session", "layout:{s:" + id + "}:stamps", "layout:{s:" + id + "}:denials", cd}
 		for _, key := range want {
 			if n := c.Exists(ctx, key).Val(); n != 1 {
 				t.Errorf("missing key %s (have %q)", key, all)
@@ -292,8 +302,8 @@ func TestInvalidIDs(t *testing.T) {
 			"GetSession":    second(s.GetSession(ctx, id)),
 			"DeleteSession": s.DeleteSession(ctx, id),
 			"UpdateSession": second(s.UpdateSession(ctx, id, func(*store.Session) error { return nil })),
-			"RecordDenial":  second(s.RecordDenial(ctx, id, time.Now(), time.Minute)),
-			"CountDenials":  second(s.CountDenials(ctx, id, time.Now(), time.Minute)),
+			"RecordDenial":  second(s.RecordDenial(ctx, id, store.PersonDenials, time.Now(), time.Minute)),
+			"CountDenials":  second(s.CountDenials(ctx, id, store.PersonDenials, time.Now(), time.Minute)),
 			"SetCwd":        s.SetCwd(ctx, id, "/x"),
 			"RecordRead":    s.RecordRead(ctx, id, "/x", store.FileStamp{}),
 			"ReadStamp":     third(s.ReadStamp(ctx, id, "/x")),
@@ -389,7 +399,7 @@ func TestCorruptDataFailsClosed(t *testing.T) {
 		t.Errorf("UpdateSession of a corrupt session = %v", err)
 	}
 	c.Set(ctx, k.denials, "not a zset", time.Minute)
-	if _, err := s.CountDenials(ctx, "s1", time.Now(), time.Minute); !errors.Is(err, store.ErrUnavailable) {
+	if _, err := s.CountDenials(ctx, "s1", store.PersonDenials, time.Now(), time.Minute); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("CountDenials on a key of the wrong type = %v", err)
 	}
 }
@@ -436,8 +446,8 @@ func TestRoundTrips(t *testing.T) {
 		{"SetCwd", 1, func() error { return s.SetCwd(ctx, "s1", "/ws/x") }},
 		{"RecordRead", 1, func() error { return s.RecordRead(ctx, "s1", "/a", store.FileStamp{Size: 1}) }},
 		{"ReadStamp", 1, func() error { _, _, err := s.ReadStamp(ctx, "s1", "/a"); return err }},
-		{"RecordDenial", 1, func() error { _, err := s.RecordDenial(ctx, "s1", now, time.Minute); return err }},
-		{"CountDenials", 1, func() error { _, err := s.CountDenials(ctx, "s1", now, time.Minute); return err }},
+		{"RecordDenial", 1, func() error { _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
+		{"CountDenials", 1, func() error { _, err := s.CountDenials(ctx, "s1", store.PersonDenials, now, time.Minute); return err }},
 		{"UpdateSession", 0, func() error {
 			_, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error { x.Mode = "plan"; return nil })
 			return err
@@ -454,5 +464,29 @@ func TestRoundTrips(t *testing.T) {
 		if op.want != 0 && n != op.want {
 			t.Errorf("%s cost %d round trips, want %d", op.name, n, op.want)
 		}
+	}
+}
+
+// The classifier's denials are kept for the longer of the idle TTL and
+// the window: a window longer than the TTL still sees them while the
+// session is used.
+func TestClassifierDenialsKeptForTheWindow(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, redistest.Start(t))
+	s := New(c, Options{KeyPrefix: prefix(t), SessionTTL: time.Hour})
+	mustCreate(t, s, "s1")
+	k, _ := s.keys("s1")
+	if _, err := s.RecordDenial(ctx, "s1", store.ClassifierDenials, time.Now(), 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, k.classifierDenials).Val(); ttl <= 2*time.Hour || ttl > 3*time.Hour+time.Second {
+		t.Fatalf("TTL %v, want about the 3h window", ttl)
+	}
+	// A person's denials keep the session's TTL, as before.
+	if _, err := s.RecordDenial(ctx, "s1", store.PersonDenials, time.Now(), 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, k.denials).Val(); ttl <= 0 || ttl > time.Hour {
+		t.Fatalf("people's denials: TTL %v, want the session's hour", ttl)
 	}
 }

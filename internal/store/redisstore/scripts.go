@@ -58,7 +58,7 @@ var scriptCreate = redis.NewScript(dropCalls + `
 if not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[1]) then
   return 0
 end
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], ARGV[3] .. 'cdenials')
 dropCalls(ARGV[3])
 return 1
 `)
@@ -75,7 +75,8 @@ return v
 // KEYS[5] = the deleted mark (hash); ARGV[2] = how long the mark is kept
 // (ms), ARGV[3] = a token unique to this DeleteSession. It moves the
 // session JSON into the mark and unlinks the session, stamps and denials
-// keys, and the console's board keys given as KEYS[6..] (UNLINK frees a
+// keys, and the console's board keys and the classifier's denials given
+// as KEYS[6..] (UNLINK frees a
 // large hash off Redis' main thread), so that every
 // script from now on finds no session. The calls set stays: it lists the
 // records that the bounded steps of scriptPurgeCalls drop next. Returns
@@ -173,24 +174,29 @@ touch()
 return 1
 `)
 
-// scriptRecordDenial: ARGV[2] = at, ARGV[3] = at-window (both integer
+// scriptRecordDenial: KEYS[5] = the sorted set of the kind (KEYS[3] for
+// people's denials); ARGV[2] = at, ARGV[3] = at-window (both integer
 // microseconds), ARGV[4] = a unique member (two denials at the same instant
-// count twice). Adds the denial, drops those at or before at-window and
-// returns the count in (at-window, at], or nil.
+// count twice), ARGV[5] = how long a set other than KEYS[3] is kept (ms:
+// the longer of the idle TTL and the window, after which every entry is
+// out of the window). Adds the denial, drops those at or before at-window
+// and returns the count in (at-window, at], or nil.
 var scriptRecordDenial = redis.NewScript(touch + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-redis.call('ZADD', KEYS[3], ARGV[2], ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
-local n = redis.call('ZCOUNT', KEYS[3], '(' .. ARGV[3], ARGV[2])
+redis.call('ZADD', KEYS[5], ARGV[2], ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[3])
+local n = redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[3], ARGV[2])
 touch()
+if KEYS[5] ~= KEYS[3] then redis.call('PEXPIRE', KEYS[5], ARGV[5]) end
 return n
 `)
 
-// scriptCountDenials: ARGV[2] = now, ARGV[3] = now-window (microseconds).
-// Returns the count in (now-window, now], or nil.
+// scriptCountDenials: KEYS[5] = the sorted set of the kind; ARGV[2] = now,
+// ARGV[3] = now-window (microseconds). Returns the count in
+// (now-window, now], or nil.
 var scriptCountDenials = redis.NewScript(touch + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local n = redis.call('ZCOUNT', KEYS[3], '(' .. ARGV[3], ARGV[2])
+local n = redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[3], ARGV[2])
 touch()
 return n
 `)

@@ -36,6 +36,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"DenialWindow", testDenials},
 		{"DenialsAtTheSameInstant", testDenialsSameInstant},
 		{"DeleteDropsDenials", testDeleteDenials},
+		{"DenialKindsAreCountedApart", testDenialKinds},
+		{"UnknownDenialKind", testUnknownDenialKind},
 		{"MissingSessionReadsFail", testMissingReads},
 		{"SetCwdKeepsEverythingElse", testSetCwdKeeps},
 		{"UpdateKeepsIDAndRevision", testUpdateKeepsID},
@@ -152,28 +154,28 @@ func testDenials(t *testing.T, s store.Store) {
 	t0 := time.Unix(1_800_000_000, 0)
 	w := 5 * time.Minute
 	for i, at := range []time.Time{t0, t0.Add(time.Minute), t0.Add(2 * time.Minute)} {
-		n, err := s.RecordDenial(ctx, "s1", at, w)
+		n, err := s.RecordDenial(ctx, "s1", store.PersonDenials, at, w)
 		if err != nil || n != i+1 {
 			t.Fatalf("RecordDenial #%d = %d, %v", i, n, err)
 		}
 	}
-	if n, _ := s.CountDenials(ctx, "s1", t0.Add(4*time.Minute), w); n != 3 {
+	if n, _ := s.CountDenials(ctx, "s1", store.PersonDenials, t0.Add(4*time.Minute), w); n != 3 {
 		t.Fatalf("count within the window = %d", n)
 	}
 	// At t0+5m the first denial leaves the window.
-	if n, _ := s.CountDenials(ctx, "s1", t0.Add(5*time.Minute), w); n != 2 {
+	if n, _ := s.CountDenials(ctx, "s1", store.PersonDenials, t0.Add(5*time.Minute), w); n != 2 {
 		t.Fatalf("count after the first left the window = %d", n)
 	}
-	if n, _ := s.CountDenials(ctx, "s1", t0.Add(20*time.Minute), w); n != 0 {
+	if n, _ := s.CountDenials(ctx, "s1", store.PersonDenials, t0.Add(20*time.Minute), w); n != 0 {
 		t.Fatalf("count long after = %d", n)
 	}
-	if n, _ := s.CountDenials(ctx, "s2", t0.Add(time.Minute), w); n != 0 {
+	if n, _ := s.CountDenials(ctx, "s2", store.PersonDenials, t0.Add(time.Minute), w); n != 0 {
 		t.Fatalf("denials leak across sessions: %d", n)
 	}
-	if n, err := s.RecordDenial(ctx, "s1", t0.Add(20*time.Minute), w); err != nil || n != 1 {
+	if n, err := s.RecordDenial(ctx, "s1", store.PersonDenials, t0.Add(20*time.Minute), w); err != nil || n != 1 {
 		t.Fatalf("a new denial after the window = %d, %v", n, err)
 	}
-	if _, err := s.RecordDenial(ctx, "nope", t0, w); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.RecordDenial(ctx, "nope", store.PersonDenials, t0, w); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("RecordDenial on a missing session = %v", err)
 	}
 }
@@ -346,11 +348,11 @@ func testDenialsSameInstant(t *testing.T, s store.Store) {
 	mustCreate(t, s, sample("s1"))
 	at := time.Unix(1_800_000_000, 0)
 	for i := range 3 {
-		if n, err := s.RecordDenial(ctx, "s1", at, time.Minute); err != nil || n != i+1 {
+		if n, err := s.RecordDenial(ctx, "s1", store.PersonDenials, at, time.Minute); err != nil || n != i+1 {
 			t.Fatalf("RecordDenial #%d at the same instant = %d, %v", i, n, err)
 		}
 	}
-	if n, err := s.CountDenials(ctx, "s1", at, time.Minute); err != nil || n != 3 {
+	if n, err := s.CountDenials(ctx, "s1", store.PersonDenials, at, time.Minute); err != nil || n != 3 {
 		t.Fatalf("CountDenials = %d, %v", n, err)
 	}
 }
@@ -359,15 +361,70 @@ func testDeleteDenials(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	mustCreate(t, s, sample("s1"))
 	at := time.Unix(1_800_000_000, 0)
-	if _, err := s.RecordDenial(ctx, "s1", at, time.Minute); err != nil {
-		t.Fatal(err)
+	for _, kind := range []store.DenialKind{store.PersonDenials, store.ClassifierDenials} {
+		if _, err := s.RecordDenial(ctx, "s1", kind, at, time.Minute); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := s.DeleteSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, sample("s1"))
-	if n, err := s.CountDenials(ctx, "s1", at, time.Minute); err != nil || n != 0 {
-		t.Fatalf("denials survived delete: %d, %v", n, err)
+	for _, kind := range []store.DenialKind{store.PersonDenials, store.ClassifierDenials} {
+		if n, err := s.CountDenials(ctx, "s1", kind, at, time.Minute); err != nil || n != 0 {
+			t.Fatalf("%s denials survived delete: %d, %v", kind, n, err)
+		}
+	}
+}
+
+// Each kind of denial is its own counter with its own window: recording
+// one kind neither adds to the other nor drops the other's old entries.
+func testDenialKinds(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	t0 := time.Unix(1_800_000_000, 0)
+	for i := range 3 {
+		if n, err := s.RecordDenial(ctx, "s1", store.ClassifierDenials, t0.Add(time.Duration(i)*time.Second), 10*time.Minute); err != nil || n != i+1 {
+			t.Fatalf("classifier denial #%d = %d, %v", i, n, err)
+		}
+	}
+	if n, err := s.CountDenials(ctx, "s1", store.PersonDenials, t0.Add(time.Minute), 10*time.Minute); err != nil || n != 0 {
+		t.Fatalf("person denials after classifier ones = %d, %v", n, err)
+	}
+	// A person's denial with a shorter window trims only its own kind.
+	if n, err := s.RecordDenial(ctx, "s1", store.PersonDenials, t0.Add(5*time.Minute), time.Minute); err != nil || n != 1 {
+		t.Fatalf("person denial = %d, %v", n, err)
+	}
+	if n, err := s.CountDenials(ctx, "s1", store.ClassifierDenials, t0.Add(5*time.Minute), 10*time.Minute); err != nil || n != 3 {
+		t.Fatalf("classifier denials after a person's = %d, %v", n, err)
+	}
+	if n, err := s.CountDenials(ctx, "s1", store.ClassifierDenials, t0.Add(10*time.Minute+time.Second/2), 10*time.Minute); err != nil || n != 2 {
+		t.Fatalf("classifier denials as the window moves = %d, %v", n, err)
+	}
+	if _, err := s.RecordDenial(ctx, "nope", store.ClassifierDenials, t0, time.Minute); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("RecordDenial on a missing session = %v", err)
+	}
+	if _, err := s.CountDenials(ctx, "nope", store.ClassifierDenials, t0, time.Minute); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("CountDenials on a missing session = %v", err)
+	}
+}
+
+// A kind the store does not know is an error that records nothing.
+func testUnknownDenialKind(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustCreate(t, s, sample("s1"))
+	at := time.Unix(1_800_000_000, 0)
+	bad := store.ClassifierDenials + 1
+	if _, err := s.RecordDenial(ctx, "s1", bad, at, time.Minute); err == nil || errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("RecordDenial of an unknown kind = %v", err)
+	}
+	if _, err := s.CountDenials(ctx, "s1", bad, at, time.Minute); err == nil {
+		t.Fatal("CountDenials of an unknown kind succeeded")
+	}
+	for _, kind := range []store.DenialKind{store.PersonDenials, store.ClassifierDenials} {
+		if n, err := s.CountDenials(ctx, "s1", kind, at, time.Minute); err != nil || n != 0 {
+			t.Fatalf("%s denials after an unknown kind = %d, %v", kind, n, err)
+		}
 	}
 }
 
@@ -376,7 +433,7 @@ func testMissingReads(t *testing.T, s store.Store) {
 	if _, ok, err := s.ReadStamp(ctx, "nope", "/x"); !errors.Is(err, store.ErrNotFound) || ok {
 		t.Errorf("ReadStamp = %v, %v, want ErrNotFound", ok, err)
 	}
-	if _, err := s.CountDenials(ctx, "nope", time.Now(), time.Minute); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.CountDenials(ctx, "nope", store.PersonDenials, time.Now(), time.Minute); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("CountDenials = %v, want ErrNotFound", err)
 	}
 }

@@ -629,3 +629,19 @@ func TestProcessKilledBySignal(t *testing.T) {
 		}
 	}
 }
+
+// Every command reads /dev/null; the descriptor is shared by all, so a
+// command that closes or redirects its own leaves the next one's alone.
+func TestStdinIsDevNullForEveryCommand(t *testing.T) {
+	tl := newTool(t)
+	env, _, _ := tooltest.Env(t)
+	if res := mustRun(t, tl, env, "exec 0<&-; echo closed"); tooltest.Text(res) != "closed" {
+		t.Fatalf("closing stdin: %q", tooltest.Text(res))
+	}
+	for range 2 {
+		res := mustRun(t, tl, env, "readlink /proc/self/fd/0; cat; echo done")
+		if got := tooltest.Text(res); got != "/dev/null\ndone" {
+			t.Fatalf("stdin: %q, want /dev/null and nothing to read", got)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package bash
 import (
 	"os"
 	"os/exec"
+	"sync"
 
 	"github.com/toold/toold/internal/procgroup"
 	"github.com/toold/toold/internal/sandbox"
@@ -42,4 +43,25 @@ func (t *bashTool) cwdFile(sessionID string) (*os.File, error) {
 		return t.sandbox.TempFile(sessionID, "cwd-")
 	}
 	return os.CreateTemp(t.stateDir, "cwd-")
+}
+
+// devNull is the commands' standard input, opened once for the life of
+// the process: left nil, os/exec (and the sandbox) would open /dev/null
+// for every command, which is an open, a failed poller registration, four
+// fcntl calls and a close each time. The child gets a copy of the
+// descriptor; /dev/null has no offset to share. Nil when it cannot be
+// opened: each command then opens its own.
+var devNull = sync.OnceValue(func() *os.File {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
+// stdin sets cmd's standard input to devNull unless it has one.
+func stdin(cmd *exec.Cmd) {
+	if f := devNull(); cmd.Stdin == nil && f != nil {
+		cmd.Stdin = f
+	}
 }

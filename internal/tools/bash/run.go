@@ -81,6 +81,7 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	cmd.Stdout = &out.out
 	cmd.Stderr = &out.err
+	stdin(cmd)
 	// Background processes may hold the output pipes open after bash has
 	// exited; WaitDelay stops waiting for them.
 	cmd.WaitDelay = waitDelay

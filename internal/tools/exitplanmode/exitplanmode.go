@@ -22,11 +22,12 @@ type exitTool struct{}
 
 func (exitTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:        Name,
-		Description: description,
-		InputSchema: json.RawMessage(inputSchema),
-		SearchHint:  "plan mode approve plan exit",
-		Delegated:   true,
+		Name:         Name,
+		Description:  description,
+		InputSchema:  json.RawMessage(inputSchema),
+		SearchHint:   "plan mode approve plan exit",
+		Delegated:    true,
+		MovesSession: true,
 	}
 }
 

@@ -18,10 +18,11 @@ type exitTool struct {
 
 func (t *exitTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:        ExitName,
-		Description: exitDescription,
-		InputSchema: json.RawMessage(exitSchema),
-		SearchHint:  "leave git worktree keep remove",
+		Name:         ExitName,
+		Description:  exitDescription,
+		InputSchema:  json.RawMessage(exitSchema),
+		SearchHint:   "leave git worktree keep remove",
+		MovesSession: true,
 		InputMessages: map[string]string{
 			// zod's enum message, which Claude Code also gives for a
 			// missing action.

@@ -53,10 +53,11 @@ type enterTool struct {
 
 func (t *enterTool) Definition() tool.Definition {
 	return tool.Definition{
-		Name:        EnterName,
-		Description: enterDescription,
-		InputSchema: json.RawMessage(enterSchema),
-		SearchHint:  "git worktree isolate branch",
+		Name:         EnterName,
+		Description:  enterDescription,
+		InputSchema:  json.RawMessage(enterSchema),
+		SearchHint:   "git worktree isolate branch",
+		MovesSession: true,
 	}
 }
 

@@ -205,7 +205,8 @@ type RunHookRequest struct {
 	// "acceptEdits", "dontAsk", "bypassPermissions", "auto").
 	PermissionMode string `protobuf:"bytes,4,opt,name=permission_mode,json=permissionMode,proto3" json:"permission_mode,omitempty"`
 	// The event: "PreToolUse", "PostToolUse", "PostToolUseFailure",
-	// "PermissionRequest", "SessionStart" or "SessionEnd".
+	// "PermissionRequest", "PermissionDenied", "SessionStart", "SessionEnd",
+	// "SubagentStart" or "SubagentStop".
 	HookEventName string `protobuf:"bytes,5,opt,name=hook_event_name,json=hookEventName,proto3" json:"hook_event_name,omitempty"`
 	// The tool's name (tool events).
 	ToolName string `protobuf:"bytes,6,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
@@ -229,7 +230,8 @@ type RunHookRequest struct {
 	Source string `protobuf:"bytes,14,opt,name=source,proto3" json:"source,omitempty"`
 	// The model of the session, when the caller named one (SessionStart).
 	Model string `protobuf:"bytes,15,opt,name=model,proto3" json:"model,omitempty"`
-	// Why the session ended (SessionEnd).
+	// Why the session ended (SessionEnd), or why auto mode's classifier
+	// denied the call (PermissionDenied).
 	Reason string `protobuf:"bytes,16,opt,name=reason,proto3" json:"reason,omitempty"`
 	// The session's workspace: what a command hook finds in
 	// $CLAUDE_PROJECT_DIR.
@@ -509,8 +511,11 @@ type HookSpecificOutput struct {
 	UpdatedToolOutput *structpb.Value `protobuf:"bytes,7,opt,name=updated_tool_output,json=updatedToolOutput,proto3" json:"updated_tool_output,omitempty"`
 	// "updatedMCPToolOutput" (PostToolUse of an MCP tool).
 	UpdatedMcpToolOutput *structpb.Value `protobuf:"bytes,8,opt,name=updated_mcp_tool_output,json=updatedMcpToolOutput,proto3" json:"updated_mcp_tool_output,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// "retry" (PermissionDenied): tell the model it may make the denied
+	// call again; it is decided anew.
+	Retry         bool `protobuf:"varint,9,opt,name=retry,proto3" json:"retry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HookSpecificOutput) Reset() {
@@ -597,6 +602,13 @@ func (x *HookSpecificOutput) GetUpdatedMcpToolOutput() *structpb.Value {
 		return x.UpdatedMcpToolOutput
 	}
 	return nil
+}
+
+func (x *HookSpecificOutput) GetRetry() bool {
+	if x != nil {
+		return x.Retry
+	}
+	return false
 }
 
 // HookPermissionRequestDecision answers a permission request.
@@ -718,7 +730,7 @@ const file_toold_v1_hook_proto_rawDesc = "" +
 	"\bdecision\x18\x05 \x01(\x0e2\x16.toold.v1.HookDecisionR\bdecision\x12\x16\n" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x12N\n" +
 	"\x14hook_specific_output\x18\a \x01(\v2\x1c.toold.v1.HookSpecificOutputR\x12hookSpecificOutputB\v\n" +
-	"\t_continue\"\x96\x04\n" +
+	"\t_continue\"\xac\x04\n" +
 	"\x12HookSpecificOutput\x12&\n" +
 	"\x0fhook_event_name\x18\x01 \x01(\tR\rhookEventName\x12Q\n" +
 	"\x13permission_decision\x18\x02 \x01(\x0e2 .toold.v1.HookPermissionDecisionR\x12permissionDecision\x12<\n" +
@@ -727,7 +739,8 @@ const file_toold_v1_hook_proto_rawDesc = "" +
 	"\x12additional_context\x18\x05 \x01(\tR\x11additionalContext\x12C\n" +
 	"\bdecision\x18\x06 \x01(\v2'.toold.v1.HookPermissionRequestDecisionR\bdecision\x12F\n" +
 	"\x13updated_tool_output\x18\a \x01(\v2\x16.google.protobuf.ValueR\x11updatedToolOutput\x12M\n" +
-	"\x17updated_mcp_tool_output\x18\b \x01(\v2\x16.google.protobuf.ValueR\x14updatedMcpToolOutput\"\x9c\x02\n" +
+	"\x17updated_mcp_tool_output\x18\b \x01(\v2\x16.google.protobuf.ValueR\x14updatedMcpToolOutput\x12\x14\n" +
+	"\x05retry\x18\t \x01(\bR\x05retry\"\x9c\x02\n" +
 	"\x1dHookPermissionRequestDecision\x12<\n" +
 	"\bbehavior\x18\x01 \x01(\x0e2 .toold.v1.HookPermissionBehaviorR\bbehavior\x12<\n" +
 	"\rupdated_input\x18\x02 \x01(\v2\x17.google.protobuf.StructR\fupdatedInput\x12G\n" +

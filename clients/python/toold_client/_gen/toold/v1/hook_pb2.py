@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13toold/v1/hook.proto\x12\x08toold.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xb6\x03\n\x0eRunHookRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x17\n\x0ftranscript_path\x18\x02 \x01(\t\x12\x0b\n\x03\x63wd\x18\x03 \x01(\t\x12\x17\n\x0fpermission_mode\x18\x04 \x01(\t\x12\x17\n\x0fhook_event_name\x18\x05 \x01(\t\x12\x11\n\ttool_name\x18\x06 \x01(\t\x12+\n\ntool_input\x18\x07 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0btool_use_id\x18\x08 \x01(\t\x12-\n\rtool_response\x18\t \x01(\x0b\x32\x16.google.protobuf.Value\x12\x13\n\x0b\x64uration_ms\x18\n \x01(\x03\x12\r\n\x05\x65rror\x18\x0b \x01(\t\x12\x14\n\x0cis_interrupt\x18\x0c \x01(\x08\x12\x36\n\x16permission_suggestions\x18\r \x03(\x0b\x32\x16.google.protobuf.Value\x12\x0e\n\x06source\x18\x0e \x01(\t\x12\r\n\x05model\x18\x0f \x01(\t\x12\x0e\n\x06reason\x18\x10 \x01(\t\x12\x13\n\x0bproject_dir\x18\x11 \x01(\t\"\xf1\x01\n\x0fRunHookResponse\x12\x15\n\x08\x63ontinue\x18\x01 \x01(\x08H\x00\x88\x01\x01\x12\x13\n\x0bstop_reason\x18\x02 \x01(\t\x12\x17\n\x0fsuppress_output\x18\x03 \x01(\x08\x12\x16\n\x0esystem_message\x18\x04 \x01(\t\x12(\n\x08\x64\x65\x63ision\x18\x05 \x01(\x0e\x32\x16.toold.v1.HookDecision\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12:\n\x14hook_specific_output\x18\x07 \x01(\x0b\x32\x1c.toold.v1.HookSpecificOutputB\x0b\n\t_continue\"\x85\x03\n\x12HookSpecificOutput\x12\x17\n\x0fhook_event_name\x18\x01 \x01(\t\x12=\n\x13permission_decision\x18\x02 \x01(\x0e\x32 .toold.v1.HookPermissionDecision\x12\"\n\x1apermission_decision_reason\x18\x03 \x01(\t\x12.\n\rupdated_input\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1a\n\x12\x61\x64\x64itional_context\x18\x05 \x01(\t\x12\x39\n\x08\x64\x65\x63ision\x18\x06 \x01(\x0b\x32\'.toold.v1.HookPermissionRequestDecision\x12\x33\n\x13updated_tool_output\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x37\n\x17updated_mcp_tool_output\x18\x08 \x01(\x0b\x32\x16.google.protobuf.Value\"\xdc\x01\n\x1dHookPermissionRequestDecision\x12\x32\n\x08\x62\x65havior\x18\x01 \x01(\x0e\x32 .toold.v1.HookPermissionBehavior\x12.\n\rupdated_input\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x33\n\x13updated_permissions\x18\x03 \x03(\x0b\x32\x16.google.protobuf.Value\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x11\n\tinterrupt\x18\x05 \x01(\x08*a\n\x0cHookDecision\x12\x1d\n\x19HOOK_DECISION_UNSPECIFIED\x10\x00\x12\x17\n\x13HOOK_DECISION_BLOCK\x10\x01\x12\x19\n\x15HOOK_DECISION_APPROVE\x10\x02*\xcf\x01\n\x16HookPermissionDecision\x12(\n$HOOK_PERMISSION_DECISION_UNSPECIFIED\x10\x00\x12\"\n\x1eHOOK_PERMISSION_DECISION_ALLOW\x10\x01\x12!\n\x1dHOOK_PERMISSION_DECISION_DENY\x10\x02\x12 \n\x1cHOOK_PERMISSION_DECISION_ASK\x10\x03\x12\"\n\x1eHOOK_PERMISSION_DECISION_DEFER\x10\x04*\x89\x01\n\x16HookPermissionBehavior\x12(\n$HOOK_PERMISSION_BEHAVIOR_UNSPECIFIED\x10\x00\x12\"\n\x1eHOOK_PERMISSION_BEHAVIOR_ALLOW\x10\x01\x12!\n\x1dHOOK_PERMISSION_BEHAVIOR_DENY\x10\x02\x32M\n\x0bHookService\x12>\n\x07RunHook\x12\x18.toold.v1.RunHookRequest\x1a\x19.toold.v1.RunHookResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13toold/v1/hook.proto\x12\x08toold.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xb6\x03\n\x0eRunHookRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x17\n\x0ftranscript_path\x18\x02 \x01(\t\x12\x0b\n\x03\x63wd\x18\x03 \x01(\t\x12\x17\n\x0fpermission_mode\x18\x04 \x01(\t\x12\x17\n\x0fhook_event_name\x18\x05 \x01(\t\x12\x11\n\ttool_name\x18\x06 \x01(\t\x12+\n\ntool_input\x18\x07 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0btool_use_id\x18\x08 \x01(\t\x12-\n\rtool_response\x18\t \x01(\x0b\x32\x16.google.protobuf.Value\x12\x13\n\x0b\x64uration_ms\x18\n \x01(\x03\x12\r\n\x05\x65rror\x18\x0b \x01(\t\x12\x14\n\x0cis_interrupt\x18\x0c \x01(\x08\x12\x36\n\x16permission_suggestions\x18\r \x03(\x0b\x32\x16.google.protobuf.Value\x12\x0e\n\x06source\x18\x0e \x01(\t\x12\r\n\x05model\x18\x0f \x01(\t\x12\x0e\n\x06reason\x18\x10 \x01(\t\x12\x13\n\x0bproject_dir\x18\x11 \x01(\t\"\xf1\x01\n\x0fRunHookResponse\x12\x15\n\x08\x63ontinue\x18\x01 \x01(\x08H\x00\x88\x01\x01\x12\x13\n\x0bstop_reason\x18\x02 \x01(\t\x12\x17\n\x0fsuppress_output\x18\x03 \x01(\x08\x12\x16\n\x0esystem_message\x18\x04 \x01(\t\x12(\n\x08\x64\x65\x63ision\x18\x05 \x01(\x0e\x32\x16.toold.v1.HookDecision\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12:\n\x14hook_specific_output\x18\x07 \x01(\x0b\x32\x1c.toold.v1.HookSpecificOutputB\x0b\n\t_continue\"\x94\x03\n\x12HookSpecificOutput\x12\x17\n\x0fhook_event_name\x18\x01 \x01(\t\x12=\n\x13permission_decision\x18\x02 \x01(\x0e\x32 .toold.v1.HookPermissionDecision\x12\"\n\x1apermission_decision_reason\x18\x03 \x01(\t\x12.\n\rupdated_input\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1a\n\x12\x61\x64\x64itional_context\x18\x05 \x01(\t\x12\x39\n\x08\x64\x65\x63ision\x18\x06 \x01(\x0b\x32\'.toold.v1.HookPermissionRequestDecision\x12\x33\n\x13updated_tool_output\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x37\n\x17updated_mcp_tool_output\x18\x08 \x01(\x0b\x32\x16.google.protobuf.Value\x12\r\n\x05retry\x18\t \x01(\x08\"\xdc\x01\n\x1dHookPermissionRequestDecision\x12\x32\n\x08\x62\x65havior\x18\x01 \x01(\x0e\x32 .toold.v1.HookPermissionBehavior\x12.\n\rupdated_input\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x33\n\x13updated_permissions\x18\x03 \x03(\x0b\x32\x16.google.protobuf.Value\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x11\n\tinterrupt\x18\x05 \x01(\x08*a\n\x0cHookDecision\x12\x1d\n\x19HOOK_DECISION_UNSPECIFIED\x10\x00\x12\x17\n\x13HOOK_DECISION_BLOCK\x10\x01\x12\x19\n\x15HOOK_DECISION_APPROVE\x10\x02*\xcf\x01\n\x16HookPermissionDecision\x12(\n$HOOK_PERMISSION_DECISION_UNSPECIFIED\x10\x00\x12\"\n\x1eHOOK_PERMISSION_DECISION_ALLOW\x10\x01\x12!\n\x1dHOOK_PERMISSION_DECISION_DENY\x10\x02\x12 \n\x1cHOOK_PERMISSION_DECISION_ASK\x10\x03\x12\"\n\x1eHOOK_PERMISSION_DECISION_DEFER\x10\x04*\x89\x01\n\x16HookPermissionBehavior\x12(\n$HOOK_PERMISSION_BEHAVIOR_UNSPECIFIED\x10\x00\x12\"\n\x1eHOOK_PERMISSION_BEHAVIOR_ALLOW\x10\x01\x12!\n\x1dHOOK_PERMISSION_BEHAVIOR_DENY\x10\x02\x32M\n\x0bHookService\x12>\n\x07RunHook\x12\x18.toold.v1.RunHookRequest\x1a\x19.toold.v1.RunHookResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toold.v1.hook_pb2', globals())
@@ -22,20 +22,20 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z-github.com/toold/toold/proto/toold/v1;tooldv1'
-  _HOOKDECISION._serialized_start=1363
-  _HOOKDECISION._serialized_end=1460
-  _HOOKPERMISSIONDECISION._serialized_start=1463
-  _HOOKPERMISSIONDECISION._serialized_end=1670
-  _HOOKPERMISSIONBEHAVIOR._serialized_start=1673
-  _HOOKPERMISSIONBEHAVIOR._serialized_end=1810
+  _HOOKDECISION._serialized_start=1378
+  _HOOKDECISION._serialized_end=1475
+  _HOOKPERMISSIONDECISION._serialized_start=1478
+  _HOOKPERMISSIONDECISION._serialized_end=1685
+  _HOOKPERMISSIONBEHAVIOR._serialized_start=1688
+  _HOOKPERMISSIONBEHAVIOR._serialized_end=1825
   _RUNHOOKREQUEST._serialized_start=64
   _RUNHOOKREQUEST._serialized_end=502
   _RUNHOOKRESPONSE._serialized_start=505
   _RUNHOOKRESPONSE._serialized_end=746
   _HOOKSPECIFICOUTPUT._serialized_start=749
-  _HOOKSPECIFICOUTPUT._serialized_end=1138
-  _HOOKPERMISSIONREQUESTDECISION._serialized_start=1141
-  _HOOKPERMISSIONREQUESTDECISION._serialized_end=1361
-  _HOOKSERVICE._serialized_start=1812
-  _HOOKSERVICE._serialized_end=1889
+  _HOOKSPECIFICOUTPUT._serialized_end=1153
+  _HOOKPERMISSIONREQUESTDECISION._serialized_start=1156
+  _HOOKPERMISSIONREQUESTDECISION._serialized_end=1376
+  _HOOKSERVICE._serialized_start=1827
+  _HOOKSERVICE._serialized_end=1904
 # @@protoc_insertion_point(module_scope)

@@ -109,6 +109,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		}
 	}()
 	rt.tasks = st
+	rt.agents = st
 	rt.sessions = st
 	reg, err := builtinTools(rt)
 	if err != nil {

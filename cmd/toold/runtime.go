@@ -131,6 +131,8 @@ type toolRuntime struct {
 	todoWrite bool
 	// tasks keeps each session's task list: the state store.
 	tasks store.TaskLists
+	// agents keeps each session's background agents: the state store.
+	agents store.AgentTasks
 	// delegated are the tools the orchestrator completes, if offered.
 	delegated []tool.Tool
 	read      read.Options

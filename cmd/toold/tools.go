@@ -28,8 +28,8 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		// Bash keeps up to 1 Mi characters of output: past 30000 the
 		// engine stores the result whole and the model pages through it.
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
-		taskoutput.New(rt.shells),
-		killshell.New(rt.shells),
+		taskoutput.NewWithAgents(rt.shells, rt.agents),
+		killshell.NewWithAgents(rt.shells, rt.agents),
 		monitor.New(monitor.Options{Shells: rt.shells, Sandbox: rt.sandbox}),
 		read.New(readOptions(rt)),
 		write.NewWith(rt.files),

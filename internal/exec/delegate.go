@@ -175,6 +175,11 @@ func (e *Engine) completed(ctx context.Context, c *Call, env *tool.Env, d tool.D
 	if err != nil {
 		return nil, err
 	}
+	if comp.Launched && !out.Result.IsError {
+		if err := e.launched(ctx, c, del); err != nil {
+			return nil, err
+		}
+	}
 	if out.Mode != "" && out.Mode != c.Session.Mode {
 		_, err := e.cfg.Store.UpdateSession(ctx, c.Session.ID, func(s *store.Session) error {
 			s.Mode = out.Mode
@@ -197,10 +202,15 @@ func (e *Engine) agents(ctx context.Context, s *store.Session) ([]tool.Agent, er
 
 // CompleteCall completes a delegated call of the session, on whichever
 // replica it waits. ErrCallCompleted when the call has its result already;
-// ErrNoDelegatedCall when no such call waits.
+// ErrNoDelegatedCall when no such call waits. A final completion
+// (comp.Final) is the report of a background agent the call launched
+// (agent_report.go).
 func (e *Engine) CompleteCall(ctx context.Context, sessionID, toolUseID string, comp tool.Completion) error {
 	if err := e.checkOwner(ctx, sessionID); err != nil {
 		return err
+	}
+	if comp.Final {
+		return e.reportAgent(ctx, sessionID, toolUseID, comp)
 	}
 	err := e.cfg.Delegate.Pending.Resolve(ctx, sessionID, delegationID(toolUseID), Answer{Completion: &comp})
 	if !errors.Is(err, ErrNoPendingRequest) {

@@ -10,7 +10,8 @@ import (
 //
 //	prepare: lookup -> validate (schema, coercion, tool.Parse, the shell
 //	         analysis of a command)                 [stage_lookup.go, stage_validate.go]
-//	run:     PreToolUse hooks                       [stage_prehooks.go]
+//	run:     a stopped background agent's refusal   [stage_stopped_agent.go]
+//	         -> PreToolUse hooks                    [stage_prehooks.go]
 //	         -> policy: rules + the hooks' verdict, auto mode's
 //	            classifier, denial tracking; an ask goes to the Asker
 //	            (PermissionRequest hooks, then a person)
@@ -49,6 +50,7 @@ func newCallPath(cfg *Config, sch *schemas, caps PolicyCapabilities, delegated D
 		}
 	}
 	run := []Stage{
+		StoppedAgentStage{Store: cfg.Store},
 		PreHooksStage{Hooks: cfg.Hooks, Schemas: sch, Report: report},
 		PolicyStage{Decider: cfg.Policy, Classifier: cfg.Ask.Classifier, Asks: asks, Denials: denials, Hooks: cfg.Hooks, Report: report, Telemetry: cfg.Telemetry, OnDecision: cfg.OnDecision},
 	}

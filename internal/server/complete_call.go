@@ -34,6 +34,16 @@ func (s *ToolService) completionFromProto(req *tooldv1.CompleteCallRequest) (too
 		Notes:    req.GetNotes(),
 		Approved: req.GetApproved(),
 		Launched: req.GetLaunched(),
+		Final:    req.GetFinal(),
+		AgentID:  req.GetAgentId(),
+	}
+	switch {
+	case c.Final && c.Launched:
+		return c, &session.InvalidError{Msg: "final and launched: a call is launched once and reports once; give one of them"}
+	case c.Final && c.AgentID == "":
+		return c, &session.InvalidError{Msg: "agent_id: a final report names the background agent (the DelegatedCall's child_session_id)"}
+	case !c.Final && c.AgentID != "":
+		return c, &session.InvalidError{Msg: "agent_id is for a final report only"}
 	}
 	if t := req.GetText(); t != "" {
 		c.Content = []tool.Block{{Type: tool.BlockText, Text: t}}

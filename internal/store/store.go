@@ -195,5 +195,6 @@ type Store interface {
 
 	Journal
 	TaskLists
+	AgentTasks
 	Board
 }

@@ -87,6 +87,10 @@ type Completion struct {
 	Usage *AgentUsage `json:"usage,omitempty"`
 	// Launched says a background agent was started and reports later.
 	Launched bool `json:"launched,omitempty"`
+	// Final is that later report: the end of the background agent AgentID
+	// that the call launched (Content its report, IsError a failure).
+	Final   bool   `json:"final,omitempty"`
+	AgentID string `json:"agent_id,omitempty"`
 }
 
 // AgentUsage is what a subagent spent.

@@ -190,6 +190,27 @@ cat `+ws+`/.hook-SubagentStart `+ws+`/.hook-SubagentStop`)
 		"Explore "+child[1]+" \n", "Explore "+child[1]+" Nothing here.",
 		"Permission to use Bash with command rm -f nothing has been denied.",
 		"Agent type 'Plan' has been denied by permission rule 'Agent(Plan)' from cliArg.")
+
+	// A background agent: no SubagentStop at its launch, one at its final
+	// report.
+	out, err = sh(t, ctx, `rm -f `+ws+`/.hook-SubagentStop
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_h4", "name": "Agent", "input": {"description": "Look later", "prompt": "look", "subagent_type": "Explore"}}]}' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' `+f+` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+f+`)
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_h4", "launched": true}' `+d.addr+` toold.v1.ToolService/CompleteCall
+wait
+test -e `+ws+`/.hook-SubagentStop && echo "stop at launch"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_h4", "final": true, "agent_id": "'"$CHILD"'", "text": "Background done."}' `+d.addr+` toold.v1.ToolService/CompleteCall
+echo "bgchild=$CHILD"
+cat `+ws+`/.hook-SubagentStop`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	bg := regexp.MustCompile(`bgchild=([a-z2-7]{26})`).FindStringSubmatch(out)
+	if bg == nil || strings.Contains(out, "stop at launch") {
+		t.Fatalf("background agent:\n%s", out)
+	}
+	mustContain(t, out, "Explore "+bg[1]+" Background done.")
 }
 
 // isolation "worktree" gives the subagent a git worktree of the parent's
@@ -219,4 +240,72 @@ grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "tool
 		t.Fatalf("%v\n%s", err, out)
 	}
 	mustContain(t, out, "child-cwd=", "/.claude/worktrees/", "worktree-", "No such file", "/made-in-worktree")
+}
+
+// A background agent over two replicas on one Redis: launched on A (the
+// launch notice), its report given through B once (a second report is
+// refused), and TaskOutput on A returns it; a second agent stopped with
+// TaskStop on B refuses its late report.
+func TestDelegationBackgroundAgentTwoReplicas(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0?max_retries=0"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := startToold(t, "--redis-url", url, "--delegated-tools")
+	b := startToold(t, "--redis-url", url, "--delegated-tools")
+	sid := createSessionMode(t, ctx, a.addr, "PERMISSION_MODE_DEFAULT")
+	dir := t.TempDir()
+	launch := func(id string) string {
+		return `
+grpcurl -plaintext -d '{"session_id": "` + sid + `", "calls": [{"tool_use_id": "` + id + `", "name": "Agent", "input": {"description": "Count files", "prompt": "Count the files", "subagent_type": "Explore"}}]}' ` + a.addr + ` toold.v1.ToolService/Execute > ` + dir + `/` + id + `.out 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' ` + dir + `/` + id + `.out && break; sleep 0.1; done
+grpcurl -plaintext -d '{"session_id": "` + sid + `", "tool_use_id": "` + id + `", "launched": true}' ` + b.addr + ` toold.v1.ToolService/CompleteCall
+wait
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' ` + dir + `/` + id + `.out)
+cat ` + dir + `/` + id + `.out
+`
+	}
+	out, err := sh(t, ctx, launch("toolu_bg1")+`
+echo "child=$CHILD"
+echo "=== before"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_o1", "name": "TaskOutput", "input": {"task_id": "'"$CHILD"'", "block": false}}]}' `+a.addr+` toold.v1.ToolService/Execute
+echo "=== report"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_bg1", "final": true, "agent_id": "'"$CHILD"'", "text": "There are 3 files.", "usage": {"tokens": 110, "tool_uses": 1, "duration_ms": 413}}' `+b.addr+` toold.v1.ToolService/CompleteCall
+echo "=== second report"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_bg1", "final": true, "agent_id": "'"$CHILD"'", "text": "again"}' `+a.addr+` toold.v1.ToolService/CompleteCall 2>&1 || true
+echo "=== after"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_o2", "name": "TaskOutput", "input": {"task_id": "'"$CHILD"'"}}]}' `+a.addr+` toold.v1.ToolService/Execute`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var child string
+	for _, line := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(line, "child="); ok {
+			child = c
+		}
+	}
+	if len(child) != 26 {
+		t.Fatalf("no child session:\n%s", out)
+	}
+	before := out[strings.Index(out, "=== before"):strings.Index(out, "=== report")]
+	second := out[strings.Index(out, "=== second report"):strings.Index(out, "=== after")]
+	after := out[strings.Index(out, "=== after"):]
+	mustContain(t, out, "Async agent launched successfully.", "agentId: "+child)
+	mustContain(t, before, `\u003cstatus\u003erunning\u003c/status\u003e`)
+	mustContain(t, second, "FailedPrecondition", "is completed")
+	mustContain(t, after, `\u003ctask-id\u003e`+child, `\u003cstatus\u003ecompleted\u003c/status\u003e`,
+		`\u003cresult\u003eThere are 3 files.\u003c/result\u003e`, `\u003csubagent_tokens\u003e110`)
+	if strings.Contains(after, "again") {
+		t.Fatalf("the second report reached the task:\n%s", after)
+	}
+
+	// TaskStop through B ends the second agent; its report is refused.
+	out, err = sh(t, ctx, launch("toolu_bg2")+`
+echo "=== stop"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_s1", "name": "TaskStop", "input": {"task_id": "'"$CHILD"'"}}]}' `+b.addr+` toold.v1.ToolService/Execute
+echo "=== late report"
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_bg2", "final": true, "agent_id": "'"$CHILD"'", "text": "late"}' `+a.addr+` toold.v1.ToolService/CompleteCall 2>&1 || true`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out[strings.Index(out, "=== stop"):], `Successfully stopped task: `, `\"task_type\":\"local_agent\"`, "=== late report", "FailedPrecondition", "is killed")
 }

@@ -40,7 +40,9 @@ class Completion:
     (is_error). answers/notes: AskUserQuestion's, by question text.
     approved/mode: ExitPlanMode's (mode: the one to continue in, default
     "default"). usage: an Agent's {"tokens", "tool_uses", "duration_ms"}.
-    launched: a background Agent started.
+    launched: a background Agent started. final/agent_id: later, the
+    report of the background agent agent_id that the call launched (text,
+    is_error, usage); it ends the agent's task once.
     """
 
     text: str = ""
@@ -51,6 +53,8 @@ class Completion:
     mode: Optional[str] = None
     usage: Optional[Dict[str, int]] = None
     launched: bool = False
+    final: bool = False
+    agent_id: str = ""
 
 
 NO_DELEGATION_MESSAGE = "This client completes no delegated calls, so the tool could not be used."
@@ -81,7 +85,7 @@ def complete_request(session_id: str, tool_use_id: str, c: Completion) -> Any:
     req = delegation_pb2.CompleteCallRequest(
         session_id=session_id, tool_use_id=tool_use_id, text=c.text, is_error=c.is_error,
         answers=dict(c.answers), notes=dict(c.notes), approved=c.approved, mode=_mode(c.mode),
-        launched=c.launched,
+        launched=c.launched, final=c.final, agent_id=c.agent_id,
     )
     if c.usage is not None:
         req.usage.CopyFrom(delegation_pb2.AgentUsage(**c.usage))

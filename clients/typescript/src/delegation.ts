@@ -39,6 +39,9 @@ export interface Completion {
   usage?: { tokens: number; toolUses: number; durationMs: number };
   /** Agent: a background agent started; it reports later. */
   launched?: boolean;
+  /** Agent, later: the report of the background agent `agentId` the call launched (text, isError, usage); it ends the agent's task once. */
+  final?: boolean;
+  agentId?: string;
 }
 
 export const noDelegationMessage = "This client completes no delegated calls, so the tool could not be used.";
@@ -65,6 +68,7 @@ export function completeRequest(sessionId: string, toolUseId: string, c: Complet
     sessionId, toolUseId, text: c.text ?? "", isError: c.isError ?? false,
     answers: c.answers ?? {}, notes: c.notes ?? {}, approved: c.approved ?? false,
     mode: c.mode ? modes[c.mode] : PermissionMode.UNSPECIFIED, launched: c.launched ?? false,
+    final: c.final ?? false, agentId: c.agentId ?? "",
     usage: c.usage ? { tokens: BigInt(c.usage.tokens), toolUses: BigInt(c.usage.toolUses), durationMs: BigInt(c.usage.durationMs) } : undefined,
   };
 }

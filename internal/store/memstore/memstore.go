@@ -34,6 +34,7 @@ type entry struct {
 	expiries expiries
 	blobs    map[string][]byte
 	tasks    *store.TaskList
+	agents   map[string]*store.AgentTask
 	ver      uint64 // grows with every change of s: the ETag
 	board    board
 }

@@ -159,7 +159,7 @@ if not v then return {0} end
 return {1, v}
 `)
 
-// scriptSetTasks: ARGV[2] = field, ARGV[3] = the value the caller read
+// scriptSetTasks (the task list, and each agent task on its own field): ARGV[2] = field, ARGV[3] = the value the caller read
 // ("" for none), ARGV[4] = the new value. A compare-and-set of the task
 // list: it stores the new value only if the list is still the one read,
 // and returns 1; 0 when another writer got there first (read again and

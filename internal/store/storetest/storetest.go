@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	tests = append(tests, offersTests...)
 	tests = append(tests, childTests...)
 	tests = append(tests, boardTests...)
+	tests = append(tests, agentTests...)
 	tests = append(tests, taskTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package killshell is the TaskStop tool (also answering to its older name
 // KillShell): it stops a background task of the session (a Bash command run
 // with run_in_background or moved to the background, or a Monitor), with
-// every process it started.
+// every process it started, or a background agent (see stopAgent).
 //
 // Decisions, following Claude Code 2.1.332 as recorded: task_id names the
 // task, shell_id (deprecated) is read when task_id is missing or empty;
@@ -19,8 +19,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
+	"github.com/toold/toold/internal/tools/agenttasks"
 	"github.com/toold/toold/internal/tools/shells"
 )
 
@@ -33,7 +36,18 @@ const (
 // New returns the TaskStop tool over the session shells of reg.
 func New(reg *shells.Registry) tool.Tool { return &killTool{reg: reg} }
 
-type killTool struct{ reg *shells.Registry }
+// NewWithAgents returns the TaskStop tool over the session shells of reg
+// and the background agents kept in agents: a task id that is no shell's
+// is looked up there, and a running agent's task is ended as killed (see
+// stopAgent).
+func NewWithAgents(reg *shells.Registry, agents store.AgentTasks) tool.Tool {
+	return &killTool{reg: reg, agents: agents}
+}
+
+type killTool struct {
+	reg    *shells.Registry
+	agents store.AgentTasks
+}
 
 func (t *killTool) Definition() tool.Definition {
 	return tool.Definition{
@@ -107,6 +121,8 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	info, err := c.tool.reg.Kill(ctx, env.SessionID, c.id)
 	switch {
+	case errors.Is(err, shells.ErrNotFound) && c.tool.agents != nil:
+		return c.stopAgent(ctx, env)
 	case errors.Is(err, shells.ErrNotFound), errors.Is(err, shells.ErrNotRunning):
 		return nil, tool.Errorf(tool.KindNotFound, "No task found with ID: %s", c.id)
 	case ctx.Err() != nil:
@@ -125,5 +141,38 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	r := tool.Text(text)
 	r.Meta = map[string]any{"task_id": info.ID, "status": info.State.String(), "exit_code": info.ExitCode}
+	return r, nil
+}
+
+// stopAgent stops a background agent: its task ends as killed in the
+// store at once, on every replica. The subagent's loop is the
+// orchestrator's, which learns of the stop from this call's result on the
+// parent's stream (task_type local_agent, the agent's id) and, if it
+// missed that, from the refusal of its final report (FAILED_PRECONDITION).
+// The results are Claude Code's (recorded).
+func (c *call) stopAgent(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	a, err := agenttasks.Stop(ctx, c.tool.agents, env.SessionID, c.id, time.Now())
+	var ended *agenttasks.EndedError
+	switch {
+	case errors.Is(err, agenttasks.ErrNotFound):
+		return nil, tool.Errorf(tool.KindNotFound, "No task found with ID: %s", c.id)
+	case errors.As(err, &ended):
+		return nil, tool.InvalidInputf("%s", agenttasks.NotRunning(ended.Task))
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		return nil, tool.Errorf(tool.KindUnavailable, "stopping agent %s failed: %v", c.id, err)
+	}
+	text, err := jsonText(stopped{
+		Message:  fmt.Sprintf("Successfully stopped task: %s (%s)", a.ID, a.Description),
+		TaskID:   a.ID,
+		TaskType: agenttasks.TaskType,
+		Command:  a.Description,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := tool.Text(text)
+	r.Meta = map[string]any{"task_id": a.ID, "task_type": agenttasks.TaskType, "status": a.State, "agent_stopped": true}
 	return r, nil
 }

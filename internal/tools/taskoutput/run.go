@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/tools/agenttasks"
 
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
@@ -23,6 +26,8 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	}
 	out, err := c.tool.reg.Read(ctx, env.SessionID, c.id, opts)
 	switch {
+	case errors.Is(err, shells.ErrNotFound) && c.tool.agents != nil:
+		return c.agentOutput(ctx, env)
 	case errors.Is(err, shells.ErrNotFound):
 		return nil, tool.InvalidInputf("%s", c.tool.reg.Unknown(env.SessionID, c.id))
 	case ctx.Err() != nil:
@@ -116,4 +121,26 @@ func byteCount(n int64) string {
 		return "1 byte"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// agentOutput reads a background agent's task: its report once the
+// orchestrator has given it (through any replica), waiting for it as for a
+// shell's end when the call blocks.
+func (c *call) agentOutput(ctx context.Context, env *tool.Env) (*tool.Result, error) {
+	var wait time.Duration
+	if c.block {
+		wait = c.wait
+	}
+	a, timedOut, err := agenttasks.Wait(ctx, c.tool.agents, env.SessionID, c.id, wait)
+	switch {
+	case errors.Is(err, agenttasks.ErrNotFound):
+		return nil, tool.InvalidInputf("%s", c.tool.reg.Unknown(env.SessionID, c.id))
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		return nil, tool.Errorf(tool.KindUnavailable, "the state of agent %s could not be read: %v", c.id, err)
+	}
+	r := tool.Text(agenttasks.Output(a, timedOut))
+	r.Meta = map[string]any{"task_id": a.ID, "task_type": agenttasks.TaskType, "status": a.State, "timed_out": timedOut}
+	return r, nil
 }

@@ -1,6 +1,7 @@
 // Package taskoutput is the TaskOutput tool (also answering to its older
 // name, BashOutput): it returns what a background shell of the session has
-// written since the last read.
+// written since the last read, or a background agent's report (see
+// internal/tools/agenttasks).
 package taskoutput
 
 import (
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
 )
@@ -24,7 +26,17 @@ const (
 // New returns the TaskOutput tool over the session shells of reg.
 func New(reg *shells.Registry) tool.Tool { return &outputTool{reg: reg} }
 
-type outputTool struct{ reg *shells.Registry }
+// NewWithAgents returns the TaskOutput tool over the session shells of reg
+// and the background agents kept in agents: a task id that is no shell's
+// is looked up there.
+func NewWithAgents(reg *shells.Registry, agents store.AgentTasks) tool.Tool {
+	return &outputTool{reg: reg, agents: agents}
+}
+
+type outputTool struct {
+	reg    *shells.Registry
+	agents store.AgentTasks
+}
 
 func (t *outputTool) Definition() tool.Definition {
 	return tool.Definition{

@@ -225,8 +225,18 @@ type CompleteCallRequest struct {
 	Mode PermissionMode `protobuf:"varint,8,opt,name=mode,proto3,enum=toold.v1.PermissionMode" json:"mode,omitempty"`
 	// Agent: what the subagent spent, shown to the model when given.
 	Usage *AgentUsage `protobuf:"bytes,9,opt,name=usage,proto3" json:"usage,omitempty"`
-	// Agent: a background agent was started; it reports later.
-	Launched      bool `protobuf:"varint,10,opt,name=launched,proto3" json:"launched,omitempty"`
+	// Agent: a background agent was started; it reports later (final).
+	Launched bool `protobuf:"varint,10,opt,name=launched,proto3" json:"launched,omitempty"`
+	// Agent: the final report of a background agent the call launched
+	// earlier (launched): text is the subagent's report (is_error: it
+	// failed), usage what it spent. It ends the agent's task once, for
+	// TaskOutput to read on any replica; the call's own result (the launch
+	// notice) stays as it was. Through any replica; FAILED_PRECONDITION
+	// when the task has ended already (a second report, or TaskStop stopped
+	// the agent), NOT_FOUND when the call launched no such agent.
+	Final bool `protobuf:"varint,11,opt,name=final,proto3" json:"final,omitempty"`
+	// With final: the agent's id (the DelegatedCall's child_session_id).
+	AgentId       string `protobuf:"bytes,12,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -329,6 +339,20 @@ func (x *CompleteCallRequest) GetLaunched() bool {
 		return x.Launched
 	}
 	return false
+}
+
+func (x *CompleteCallRequest) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
+func (x *CompleteCallRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
 }
 
 // AgentUsage is what a subagent spent.
@@ -453,7 +477,7 @@ const file_toold_v1_delegation_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
 	"\n" +
 	"agent_type\x18\x02 \x01(\tR\tagentType\x12 \n" +
-	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xef\x04\n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xaa\x05\n" +
 	"\x13CompleteCallRequest\x12%\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x12*\n" +
@@ -469,7 +493,9 @@ const file_toold_v1_delegation_proto_rawDesc = "" +
 	"\xbaH\a\x82\x01\x04\x10\x01 \x03R\x04mode\x12*\n" +
 	"\x05usage\x18\t \x01(\v2\x14.toold.v1.AgentUsageR\x05usage\x12\x1a\n" +
 	"\blaunched\x18\n" +
-	" \x01(\bR\blaunched\x1a:\n" +
+	" \x01(\bR\blaunched\x12\x14\n" +
+	"\x05final\x18\v \x01(\bR\x05final\x12#\n" +
+	"\bagent_id\x18\f \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\aagentId\x1a:\n" +
 	"\fAnswersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +

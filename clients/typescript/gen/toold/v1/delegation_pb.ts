@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toold/v1/delegation.proto.
  */
 export const file_toold_v1_delegation: GenFile = /*@__PURE__*/
-  fileDesc("Chl0b29sZC92MS9kZWxlZ2F0aW9uLnByb3RvEgh0b29sZC52MSLvAQoNRGVsZWdhdGVkQ2FsbBIRCgl0b29sX25hbWUYASABKAkSJgoFaW5wdXQYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhgKEGNoaWxkX3Nlc3Npb25faWQYAyABKAkSGQoRdGFyZ2V0X3Nlc3Npb25faWQYBCABKAkSGQoRcGFyZW50X3Nlc3Npb25faWQYBSABKAkSIwoGYWdlbnRzGAYgAygLMhMudG9vbGQudjEuQWdlbnRJbmZvEhIKCnRpbWVvdXRfbXMYByABKAMSGgoSYWRkaXRpb25hbF9jb250ZXh0GAggAygJIkgKCUFnZW50SW5mbxISCgpzZXNzaW9uX2lkGAEgASgJEhIKCmFnZW50X3R5cGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkigQQKE0NvbXBsZXRlQ2FsbFJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEh8KC3Rvb2xfdXNlX2lkGAIgASgJQgq6SAdyBRABGIACEhgKBHRleHQYAyABKAlCCrpIB3IFGICS9AESEAoIaXNfZXJyb3IYBCABKAgSVAoHYW5zd2VycxgFIAMoCzIqLnRvb2xkLnYxLkNvbXBsZXRlQ2FsbFJlcXVlc3QuQW5zd2Vyc0VudHJ5Qhe6SBSaAREQECIFcgMYkE4qBnIEGKCNBhJQCgVub3RlcxgGIAMoCzIoLnRvb2xkLnYxLkNvbXBsZXRlQ2FsbFJlcXVlc3QuTm90ZXNFbnRyeUIXukgUmgEREBAiBXIDGJBOKgZyBBigjQYSEAoIYXBwcm92ZWQYByABKAgSMgoEbW9kZRgIIAEoDjIYLnRvb2xkLnYxLlBlcm1pc3Npb25Nb2RlQgq6SAeCAQQQASADEiMKBXVzYWdlGAkgASgLMhQudG9vbGQudjEuQWdlbnRVc2FnZRIQCghsYXVuY2hlZBgKIAEoCBouCgxBbnN3ZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARosCgpOb3Rlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiXwoKQWdlbnRVc2FnZRIXCgZ0b2tlbnMYASABKANCB7pIBCICKAASGgoJdG9vbF91c2VzGAIgASgDQge6SAQiAigAEhwKC2R1cmF0aW9uX21zGAMgASgDQge6SAQiAigAIhYKFENvbXBsZXRlQ2FsbFJlc3BvbnNlQi9aLWdpdGh1Yi5jb20vdG9vbGQvdG9vbGQvcHJvdG8vdG9vbGQvdjE7dG9vbGR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct, file_toold_v1_session]);
+  fileDesc("Chl0b29sZC92MS9kZWxlZ2F0aW9uLnByb3RvEgh0b29sZC52MSLvAQoNRGVsZWdhdGVkQ2FsbBIRCgl0b29sX25hbWUYASABKAkSJgoFaW5wdXQYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhgKEGNoaWxkX3Nlc3Npb25faWQYAyABKAkSGQoRdGFyZ2V0X3Nlc3Npb25faWQYBCABKAkSGQoRcGFyZW50X3Nlc3Npb25faWQYBSABKAkSIwoGYWdlbnRzGAYgAygLMhMudG9vbGQudjEuQWdlbnRJbmZvEhIKCnRpbWVvdXRfbXMYByABKAMSGgoSYWRkaXRpb25hbF9jb250ZXh0GAggAygJIkgKCUFnZW50SW5mbxISCgpzZXNzaW9uX2lkGAEgASgJEhIKCmFnZW50X3R5cGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkirAQKE0NvbXBsZXRlQ2FsbFJlcXVlc3QSGgoKc2Vzc2lvbl9pZBgBIAEoCUIGukgDyAEBEh8KC3Rvb2xfdXNlX2lkGAIgASgJQgq6SAdyBRABGIACEhgKBHRleHQYAyABKAlCCrpIB3IFGICS9AESEAoIaXNfZXJyb3IYBCABKAgSVAoHYW5zd2VycxgFIAMoCzIqLnRvb2xkLnYxLkNvbXBsZXRlQ2FsbFJlcXVlc3QuQW5zd2Vyc0VudHJ5Qhe6SBSaAREQECIFcgMYkE4qBnIEGKCNBhJQCgVub3RlcxgGIAMoCzIoLnRvb2xkLnYxLkNvbXBsZXRlQ2FsbFJlcXVlc3QuTm90ZXNFbnRyeUIXukgUmgEREBAiBXIDGJBOKgZyBBigjQYSEAoIYXBwcm92ZWQYByABKAgSMgoEbW9kZRgIIAEoDjIYLnRvb2xkLnYxLlBlcm1pc3Npb25Nb2RlQgq6SAeCAQQQASADEiMKBXVzYWdlGAkgASgLMhQudG9vbGQudjEuQWdlbnRVc2FnZRIQCghsYXVuY2hlZBgKIAEoCBINCgVmaW5hbBgLIAEoCBIaCghhZ2VudF9pZBgMIAEoCUIIukgFcgMYgAIaLgoMQW5zd2Vyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLAoKTm90ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIl8KCkFnZW50VXNhZ2USFwoGdG9rZW5zGAEgASgDQge6SAQiAigAEhoKCXRvb2xfdXNlcxgCIAEoA0IHukgEIgIoABIcCgtkdXJhdGlvbl9tcxgDIAEoA0IHukgEIgIoACIWChRDb21wbGV0ZUNhbGxSZXNwb25zZUIvWi1naXRodWIuY29tL3Rvb2xkL3Rvb2xkL3Byb3RvL3Rvb2xkL3YxO3Rvb2xkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_struct, file_toold_v1_session]);
 
 /**
  * DelegatedCall hands a call to the orchestrator: complete it with
@@ -199,11 +199,31 @@ export type CompleteCallRequest = Message<"toold.v1.CompleteCallRequest"> & {
   usage?: AgentUsage | undefined;
 
   /**
-   * Agent: a background agent was started; it reports later.
+   * Agent: a background agent was started; it reports later (final).
    *
    * @generated from field: bool launched = 10;
    */
   launched: boolean;
+
+  /**
+   * Agent: the final report of a background agent the call launched
+   * earlier (launched): text is the subagent's report (is_error: it
+   * failed), usage what it spent. It ends the agent's task once, for
+   * TaskOutput to read on any replica; the call's own result (the launch
+   * notice) stays as it was. Through any replica; FAILED_PRECONDITION
+   * when the task has ended already (a second report, or TaskStop stopped
+   * the agent), NOT_FOUND when the call launched no such agent.
+   *
+   * @generated from field: bool final = 11;
+   */
+  final: boolean;
+
+  /**
+   * With final: the agent's id (the DelegatedCall's child_session_id).
+   *
+   * @generated from field: string agent_id = 12;
+   */
+  agentId: string;
 };
 
 /**

@@ -16,7 +16,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from toold_client._gen.toold.v1 import session_pb2 as toold_dot_v1_dot_session__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19toold/v1/delegation.proto\x12\x08toold.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16toold/v1/session.proto\"\xef\x01\n\rDelegatedCall\x12\x11\n\ttool_name\x18\x01 \x01(\t\x12&\n\x05input\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x18\n\x10\x63hild_session_id\x18\x03 \x01(\t\x12\x19\n\x11target_session_id\x18\x04 \x01(\t\x12\x19\n\x11parent_session_id\x18\x05 \x01(\t\x12#\n\x06\x61gents\x18\x06 \x03(\x0b\x32\x13.toold.v1.AgentInfo\x12\x12\n\ntimeout_ms\x18\x07 \x01(\x03\x12\x1a\n\x12\x61\x64\x64itional_context\x18\x08 \x03(\t\"H\n\tAgentInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x12\n\nagent_type\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"\x81\x04\n\x13\x43ompleteCallRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\x1f\n\x0btool_use_id\x18\x02 \x01(\tB\n\xbaH\x07r\x05\x10\x01\x18\x80\x02\x12\x18\n\x04text\x18\x03 \x01(\tB\n\xbaH\x07r\x05\x18\x80\x92\xf4\x01\x12\x10\n\x08is_error\x18\x04 \x01(\x08\x12T\n\x07\x61nswers\x18\x05 \x03(\x0b\x32*.toold.v1.CompleteCallRequest.AnswersEntryB\x17\xbaH\x14\x9a\x01\x11\x10\x10\"\x05r\x03\x18\x90N*\x06r\x04\x18\xa0\x8d\x06\x12P\n\x05notes\x18\x06 \x03(\x0b\x32(.toold.v1.CompleteCallRequest.NotesEntryB\x17\xbaH\x14\x9a\x01\x11\x10\x10\"\x05r\x03\x18\x90N*\x06r\x04\x18\xa0\x8d\x06\x12\x10\n\x08\x61pproved\x18\x07 \x01(\x08\x12\x32\n\x04mode\x18\x08 \x01(\x0e\x32\x18.toold.v1.PermissionModeB\n\xbaH\x07\x82\x01\x04\x10\x01 \x03\x12#\n\x05usage\x18\t \x01(\x0b\x32\x14.toold.v1.AgentUsage\x12\x10\n\x08launched\x18\n \x01(\x08\x1a.\n\x0c\x41nswersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a,\n\nNotesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"_\n\nAgentUsage\x12\x17\n\x06tokens\x18\x01 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\x12\x1a\n\ttool_uses\x18\x02 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\x12\x1c\n\x0b\x64uration_ms\x18\x03 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\"\x16\n\x14\x43ompleteCallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19toold/v1/delegation.proto\x12\x08toold.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16toold/v1/session.proto\"\xef\x01\n\rDelegatedCall\x12\x11\n\ttool_name\x18\x01 \x01(\t\x12&\n\x05input\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x18\n\x10\x63hild_session_id\x18\x03 \x01(\t\x12\x19\n\x11target_session_id\x18\x04 \x01(\t\x12\x19\n\x11parent_session_id\x18\x05 \x01(\t\x12#\n\x06\x61gents\x18\x06 \x03(\x0b\x32\x13.toold.v1.AgentInfo\x12\x12\n\ntimeout_ms\x18\x07 \x01(\x03\x12\x1a\n\x12\x61\x64\x64itional_context\x18\x08 \x03(\t\"H\n\tAgentInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x12\n\nagent_type\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"\xac\x04\n\x13\x43ompleteCallRequest\x12\x1a\n\nsession_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01\x12\x1f\n\x0btool_use_id\x18\x02 \x01(\tB\n\xbaH\x07r\x05\x10\x01\x18\x80\x02\x12\x18\n\x04text\x18\x03 \x01(\tB\n\xbaH\x07r\x05\x18\x80\x92\xf4\x01\x12\x10\n\x08is_error\x18\x04 \x01(\x08\x12T\n\x07\x61nswers\x18\x05 \x03(\x0b\x32*.toold.v1.CompleteCallRequest.AnswersEntryB\x17\xbaH\x14\x9a\x01\x11\x10\x10\"\x05r\x03\x18\x90N*\x06r\x04\x18\xa0\x8d\x06\x12P\n\x05notes\x18\x06 \x03(\x0b\x32(.toold.v1.CompleteCallRequest.NotesEntryB\x17\xbaH\x14\x9a\x01\x11\x10\x10\"\x05r\x03\x18\x90N*\x06r\x04\x18\xa0\x8d\x06\x12\x10\n\x08\x61pproved\x18\x07 \x01(\x08\x12\x32\n\x04mode\x18\x08 \x01(\x0e\x32\x18.toold.v1.PermissionModeB\n\xbaH\x07\x82\x01\x04\x10\x01 \x03\x12#\n\x05usage\x18\t \x01(\x0b\x32\x14.toold.v1.AgentUsage\x12\x10\n\x08launched\x18\n \x01(\x08\x12\r\n\x05\x66inal\x18\x0b \x01(\x08\x12\x1a\n\x08\x61gent_id\x18\x0c \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x1a.\n\x0c\x41nswersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a,\n\nNotesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"_\n\nAgentUsage\x12\x17\n\x06tokens\x18\x01 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\x12\x1a\n\ttool_uses\x18\x02 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\x12\x1c\n\x0b\x64uration_ms\x18\x03 \x01(\x03\x42\x07\xbaH\x04\"\x02(\x00\"\x16\n\x14\x43ompleteCallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toold.v1.delegation_pb2', globals())
@@ -40,6 +40,8 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _COMPLETECALLREQUEST.fields_by_name['notes']._serialized_options = b'\272H\024\232\001\021\020\020\"\005r\003\030\220N*\006r\004\030\240\215\006'
   _COMPLETECALLREQUEST.fields_by_name['mode']._options = None
   _COMPLETECALLREQUEST.fields_by_name['mode']._serialized_options = b'\272H\007\202\001\004\020\001 \003'
+  _COMPLETECALLREQUEST.fields_by_name['agent_id']._options = None
+  _COMPLETECALLREQUEST.fields_by_name['agent_id']._serialized_options = b'\272H\005r\003\030\200\002'
   _AGENTUSAGE.fields_by_name['tokens']._options = None
   _AGENTUSAGE.fields_by_name['tokens']._serialized_options = b'\272H\004\"\002(\000'
   _AGENTUSAGE.fields_by_name['tool_uses']._options = None
@@ -51,13 +53,13 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _AGENTINFO._serialized_start=364
   _AGENTINFO._serialized_end=436
   _COMPLETECALLREQUEST._serialized_start=439
-  _COMPLETECALLREQUEST._serialized_end=952
-  _COMPLETECALLREQUEST_ANSWERSENTRY._serialized_start=860
-  _COMPLETECALLREQUEST_ANSWERSENTRY._serialized_end=906
-  _COMPLETECALLREQUEST_NOTESENTRY._serialized_start=908
-  _COMPLETECALLREQUEST_NOTESENTRY._serialized_end=952
-  _AGENTUSAGE._serialized_start=954
-  _AGENTUSAGE._serialized_end=1049
-  _COMPLETECALLRESPONSE._serialized_start=1051
-  _COMPLETECALLRESPONSE._serialized_end=1073
+  _COMPLETECALLREQUEST._serialized_end=995
+  _COMPLETECALLREQUEST_ANSWERSENTRY._serialized_start=903
+  _COMPLETECALLREQUEST_ANSWERSENTRY._serialized_end=949
+  _COMPLETECALLREQUEST_NOTESENTRY._serialized_start=951
+  _COMPLETECALLREQUEST_NOTESENTRY._serialized_end=995
+  _AGENTUSAGE._serialized_start=997
+  _AGENTUSAGE._serialized_end=1092
+  _COMPLETECALLRESPONSE._serialized_start=1094
+  _COMPLETECALLRESPONSE._serialized_end=1116
 # @@protoc_insertion_point(module_scope)

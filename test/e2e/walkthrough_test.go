@@ -53,6 +53,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"text": "tick 1\ntick 2\ntick 3"`,
 		`"seq": "3"`, `"replayed": true`,
 		`"toolUseId": "toolu_04"`, `"toolUseId": "toolu_05"`,
+		`"toolUseId": "toolu_10"`, `"text": "1\thello from toold"`,
 		`"type": "tool_result"`,
 		`"behavior": "BEHAVIOR_ASK"`, `"command": "rm -rf /"`, `"source": "criticalPath"`,
 		`"permissionRequest": {`, `"requestId": "perm_`,

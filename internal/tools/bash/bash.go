@@ -202,6 +202,10 @@ type call struct {
 	class      classification
 }
 
+// ShellAnalysis is the analysis the call was classified by: the engine's
+// one analysis of the line (exec.ShellAnalysed).
+func (c *call) ShellAnalysis() *shell.Analysis { return c.class.analysis }
+
 func (c *call) Traits() tool.Traits {
 	return tool.Traits{ReadOnly: c.class.readOnly, ConcurrencySafe: c.class.readOnly}
 }

@@ -15,6 +15,9 @@ type classification struct {
 	// keepsDir: the command cannot change the shell's directory, so the
 	// call needs no cwd capture (see keepsDir).
 	keepsDir bool
+	// analysis is the command's analysis, handed to the engine so that
+	// the policy and the hooks judge the line without parsing it again.
+	analysis *shell.Analysis
 }
 
 // classify analyses command once for everything the tool decides from it.
@@ -27,5 +30,6 @@ func classify(command string) classification {
 		read:     read,
 		list:     list,
 		keepsDir: keepsDir(a),
+		analysis: a,
 	}
 }

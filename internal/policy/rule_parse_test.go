@@ -2,9 +2,11 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRuleErrors(t *testing.T) {
@@ -221,6 +223,17 @@ func FuzzParseRule(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, text string, bi int) {
+		// A hang is reported with its input instead of stalling the
+		// fuzzer until its deadline.
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				panic(fmt.Sprintf("ParseRule or a matcher ran over 5s on %q (behavior %d)", text, bi))
+			}
+		}()
 		b := Behavior(((bi % 3) + 3) % 3)
 		r, err := ParseRule(text, b, SourceLocal, "/proj")
 		if err != nil {

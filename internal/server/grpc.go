@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
-	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -68,6 +67,14 @@ type Options struct {
 	Connections Connections
 }
 
+// streamWorkers is how many streams can start on a worker at once. A
+// stream that finds none idle runs on a new goroutine, whose stack grows
+// from a few KiB to the call path's 30-odd KiB in several copies: with
+// four workers per CPU, 64 concurrent Reads spent a seventh of toold's CPU
+// copying stacks. A worker costs its stack while idle (some 8 MiB for
+// all of them once grown), and grpc-go starts it anew every 65,536 calls.
+const streamWorkers = 256
+
 // New builds the gRPC server with health and reflection registered. The
 // returned health server is set to SERVING; shutdown flips it.
 func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Server, *health.Server) {
@@ -108,7 +115,7 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		// what a call needs, rather than on a new goroutine that grows its
 		// stack again for every call; when all are busy (long calls), a
 		// stream gets its own goroutine as without workers.
-		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))),
+		grpc.NumStreamWorkers(streamWorkers),
 		grpc.MaxHeaderListSize(1<<20),
 		grpc.ConnectionTimeout(20*time.Second),
 		// Orchestrators hold long Execute streams and may ping while idle;

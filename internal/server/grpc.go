@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"buf.build/go/protovalidate"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	protovalidateint "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/protovalidate"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
@@ -140,10 +139,11 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 // written down, outermost first. OTel is not here: it runs as a stats
 // handler, around all of them, so its spans cover the whole call.
 //
-//  1. logging: one line per finished RPC with its code and duration; being
-//     outermost, it also logs what recovery turned into Internal. Errors
-//     and RPCs slower than slowRPC are logged at INFO or above, the rest
-//     at DEBUG (see rpcLevel): a busy server writes no line per call.
+//  1. logging (rpcLog): one line per finished RPC with its code and
+//     duration; being outermost, it also logs what recovery turned into
+//     Internal. Errors and RPCs slower than slowRPC are logged at INFO or
+//     above, the rest at DEBUG (see lineLevel): a busy server writes no
+//     line per call, and builds none.
 //  2. recovery: a panic in anything below becomes Internal and the server
 //     keeps serving; the stack goes to the log, never to the client.
 //  3. auth (through selector): every method but grpc.health.v1 (probes
@@ -162,27 +162,14 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     invalid or unauthenticated requests cost no quota; over a limit,
 //     ResourceExhausted with a RetryInfo. A pass-through without a Limiter.
 func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
-	lg := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
-		level := slog.Level(lvl)
-		if level < slog.LevelInfo && !log.Enabled(ctx, level) {
-			// Only a slow RPC's line is wanted now.
-			if !log.Enabled(ctx, slog.LevelInfo) || !slowFields(fields) {
-				return
-			}
-			level = slog.LevelInfo
-		} else if level < slog.LevelInfo && slowFields(fields) {
-			level = slog.LevelInfo
-		}
-		log.Log(ctx, level, msg, fields...)
-	})
-	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall), logging.WithLevels(rpcLevel)}
+	lg := rpcLog{log: log, now: time.Now}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		id := errorID()
 		log.ErrorContext(ctx, "panic in gRPC handler", "error_id", id, "panic", p, "stack", string(debug.Stack()))
 		return internalStatus(id)
 	})}
 	unary := []grpc.UnaryServerInterceptor{
-		logging.UnaryServerInterceptor(lg, logOpts...),
+		lg.unary,
 		recovery.UnaryServerInterceptor(recoverOpts...),
 		g.unaryAuth,
 		limitNoteUnary,
@@ -191,7 +178,7 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 		g.unaryLimit,
 	}
 	stream := []grpc.StreamServerInterceptor{
-		logging.StreamServerInterceptor(lg, logOpts...),
+		lg.stream,
 		recovery.StreamServerInterceptor(recoverOpts...),
 		g.streamAuth,
 		limitNoteStream,

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/base64"
 	"encoding/json"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -123,65 +122,29 @@ func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
 func resultToProto(toolUseID string, o *exec.Outcome) *tooldv1.ToolResult {
 	r := o.Result
 	blocks := make([]*tooldv1.ContentBlock, len(r.Content))
-	api := make([]*structpb.Value, len(r.Content))
 	for i, b := range r.Content {
 		switch b.Type {
 		case tool.BlockImage:
 			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Image{Image: &tooldv1.ImageBlock{MediaType: b.MediaType, Data: b.Data}}}
-			api[i] = object(map[string]*structpb.Value{
-				"type": structpb.NewStringValue("image"),
-				"source": object(map[string]*structpb.Value{
-					"type":       structpb.NewStringValue("base64"),
-					"media_type": structpb.NewStringValue(b.MediaType),
-					"data":       structpb.NewStringValue(base64.StdEncoding.EncodeToString(b.Data)),
-				}),
-			})
 		case tool.BlockDocument:
-			blocks[i], api[i] = documentBlock(b)
+			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Document{Document: &tooldv1.DocumentBlock{MediaType: b.MediaType, Data: b.Data}}}
 		default:
 			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Text{Text: &tooldv1.TextBlock{Text: b.Text}}}
-			api[i] = object(map[string]*structpb.Value{
-				"type": structpb.NewStringValue("text"),
-				"text": structpb.NewStringValue(b.Text),
-			})
 		}
 	}
 	out := &tooldv1.ToolResult{
-		IsError:   r.IsError,
-		ErrorKind: kindToProto[r.Kind],
-		Content:   blocks,
-		ToolResult: &structpb.Struct{Fields: map[string]*structpb.Value{
-			"type":        structpb.NewStringValue("tool_result"),
-			"tool_use_id": structpb.NewStringValue(toolUseID),
-			"content":     structpb.NewListValue(&structpb.ListValue{Values: api}),
-			"is_error":    structpb.NewBoolValue(r.IsError),
-		}},
+		IsError:      r.IsError,
+		ErrorKind:    kindToProto[r.Kind],
+		Content:      blocks,
 		DurationMs:   o.Duration.Milliseconds(),
 		ModelContext: r.ModelContext,
 	}
+	// tool_result, already encoded (tool_result_wire.go).
+	out.ProtoReflect().SetUnknown(toolResultUnknown(toolUseID, r))
 	if len(r.Meta) > 0 {
 		out.Metadata = metaToStruct(r.Meta)
 	}
 	return out
-}
-
-// documentBlock is a document (a PDF) as the proto block and as the
-// Messages API's document block, which a tool_result may carry.
-func documentBlock(b tool.Block) (*tooldv1.ContentBlock, *structpb.Value) {
-	block := &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Document{Document: &tooldv1.DocumentBlock{MediaType: b.MediaType, Data: b.Data}}}
-	api := object(map[string]*structpb.Value{
-		"type": structpb.NewStringValue("document"),
-		"source": object(map[string]*structpb.Value{
-			"type":       structpb.NewStringValue("base64"),
-			"media_type": structpb.NewStringValue(b.MediaType),
-			"data":       structpb.NewStringValue(base64.StdEncoding.EncodeToString(b.Data)),
-		}),
-	})
-	return block, api
-}
-
-func object(fields map[string]*structpb.Value) *structpb.Value {
-	return structpb.NewStructValue(&structpb.Struct{Fields: fields})
 }
 
 // metaToStruct converts tool metadata; a value structpb cannot hold is

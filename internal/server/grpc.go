@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"buf.build/go/protovalidate"
 	protovalidateint "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/protovalidate"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
@@ -173,7 +172,7 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 		recovery.UnaryServerInterceptor(recoverOpts...),
 		g.unaryAuth,
 		limitNoteUnary,
-		protovalidateint.UnaryServerInterceptor(protovalidate.GlobalValidator),
+		protovalidateint.UnaryServerInterceptor(requestValidator{}),
 		validator.UnaryServerInterceptor(),
 		g.unaryLimit,
 	}
@@ -182,7 +181,7 @@ func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []g
 		recovery.StreamServerInterceptor(recoverOpts...),
 		g.streamAuth,
 		limitNoteStream,
-		protovalidateint.StreamServerInterceptor(protovalidate.GlobalValidator),
+		protovalidateint.StreamServerInterceptor(requestValidator{}),
 		validator.StreamServerInterceptor(),
 		g.limit,
 	}

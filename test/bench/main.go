@@ -26,6 +26,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == floorCommand {
+		if err := serveFloor(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench floor server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var (
 		bin   = flag.String("toold", "bin/toold", "the toold binary to measure")
 		out   = flag.String("png", "bench/latency.png", "where to write the PNG of the latency distributions; empty: none")
@@ -33,15 +40,16 @@ func main() {
 		tree  = flag.String("grep-tree", "", "directory tree searched by the Grep figure, copied first (default: GOROOT/src)")
 		unary = flag.Bool("unary", true, "also measure the Read figures through the unary Call (false for a toold without it)")
 		only  = flag.String("only", "", "run only the steps whose name contains one of these, comma-separated (Read, throughput, batch, Bash, Grep)")
+		floor = flag.Bool("floor", true, "also measure the Read figures against a grpc-go server that does no work (floor.go)")
 	)
 	flag.Parse()
-	if err := run(*bin, *out, *tree, *only, *scale, *unary, os.Stdout); err != nil {
+	if err := run(*bin, *out, *tree, *only, *scale, *unary, *floor, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer) error {
+func run(bin, pngPath, tree, only string, scale float64, unary, floor bool, w io.Writer) error {
 	if scale <= 0 {
 		return fmt.Errorf("--scale %g: want a positive number", scale)
 	}
@@ -97,6 +105,12 @@ func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer
 	if unary {
 		b.senders = append(b.senders, viaUnary)
 	}
+	if floor {
+		if b.floor, err = startFloor(ctx, plain, b.smallRd, tmp); err != nil {
+			return err
+		}
+		defer b.floor.stop()
+	}
 	steps := []struct {
 		name string
 		run  func() error
@@ -126,7 +140,7 @@ func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer
 		if !r.met {
 			met = "**no**"
 		}
-		if r.target == "(floor of the above)" || r.target == "" {
+		if r.target == "(floor of the above)" || r.target == floorNote || r.target == "" {
 			met = ""
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.figure, r.toold, orDash(r.baseline), orDash(r.result), orDash(r.target), met)

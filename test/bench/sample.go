@@ -23,27 +23,30 @@ func (s samples) p50() time.Duration { return s.quantile(0.5) }
 // which goes first every round, so that whatever else the machine does
 // weighs on both alike. It stops at the first error.
 func interleave(n int, a, b func() error) (sa, sb samples, err error) {
-	sa, sb = make(samples, 0, n), make(samples, 0, n)
-	timed := func(f func() error, into *samples) error {
-		t0 := time.Now()
-		if err := f(); err != nil {
-			return err
-		}
-		*into = append(*into, time.Since(t0))
-		return nil
+	s, err := interleaveAll(n, a, b)
+	if err != nil {
+		return nil, nil, err
 	}
-	for i := range n {
-		first, second := a, b
-		fs, ss := &sa, &sb
-		if i%2 == 1 {
-			first, second, fs, ss = b, a, &sb, &sa
-		}
-		if err := timed(first, fs); err != nil {
-			return nil, nil, err
-		}
-		if err := timed(second, ss); err != nil {
-			return nil, nil, err
+	return s[0], s[1], nil
+}
+
+// interleaveAll runs every op n times, one after the other, starting each
+// round one op further on (a b c, b c a, c a b, ...). It stops at the
+// first error.
+func interleaveAll(n int, ops ...func() error) ([]samples, error) {
+	s := make([]samples, len(ops))
+	for i := range s {
+		s[i] = make(samples, 0, n)
+	}
+	for round := range n {
+		for k := range ops {
+			j := (round + k) % len(ops)
+			t0 := time.Now()
+			if err := ops[j](); err != nil {
+				return nil, err
+			}
+			s[j] = append(s[j], time.Since(t0))
 		}
 	}
-	return sa, sb, nil
+	return s, nil
 }

@@ -47,3 +47,15 @@ func TestTicks(t *testing.T) {
 		t.Errorf("label %q", l)
 	}
 }
+
+func TestInterleaveAllRotates(t *testing.T) {
+	var order []string
+	op := func(name string) func() error { return func() error { order = append(order, name); return nil } }
+	s, err := interleaveAll(3, op("a"), op("b"), op("c"))
+	if err != nil || len(s) != 3 || len(s[0]) != 3 || len(s[2]) != 3 {
+		t.Fatalf("samples %v, err %v", s, err)
+	}
+	if want := []string{"a", "b", "c", "b", "c", "a", "c", "a", "b"}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+}

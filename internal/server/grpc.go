@@ -145,8 +145,8 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     line per call, and builds none.
 //  2. recovery: a panic in anything below becomes Internal and the server
 //     keeps serving; the stack goes to the log, never to the client.
-//  3. auth (through selector): every method but grpc.health.v1 (probes
-//     carry no credentials) and, when the operator makes it public, server
+//  3. auth: every method but grpc.health.v1 (probes carry no
+//     credentials) and, when the operator makes it public, server
 //     reflection, is authenticated; the tenant goes into the context for
 //     what follows, and a refused credential is Unauthenticated. It runs
 //     in every mode: --auth none names auth.DefaultTenant.

@@ -73,6 +73,9 @@ type Options struct {
 // all of them once grown), and grpc-go starts it anew every 65,536 calls.
 const streamWorkers = 256
 
+// bdpLimit is grpc-go's bound on the windows its BDP estimator sets.
+const bdpLimit = 16 << 20
+
 // New builds the gRPC server with health and reflection registered. The
 // returned health server is set to SERVING; shutdown flips it.
 func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Server, *health.Server) {
@@ -109,6 +112,15 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		grpc.MaxRecvMsgSize(opts.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(opts.MaxSendMsgSize),
 		grpc.MaxConcurrentStreams(1024),
+		// Flow-control windows at what grpc-go's BDP estimator grows them to
+		// at most (16 MiB; a whole request of the default size fits).
+		// Setting them turns the estimator off: it sent a PING with
+		// nearly every request (one is outstanding at a time, and an
+		// answer on loopback or a LAN comes back within the call), which
+		// the client answered: a write and a read more on each side per
+		// call, for a window that small requests never grow.
+		grpc.InitialWindowSize(bdpLimit),
+		grpc.InitialConnWindowSize(bdpLimit),
 		// Streams start on long-lived workers whose stacks have grown to
 		// what a call needs, rather than on a new goroutine that grows its
 		// stack again for every call; when all are busy (long calls), a

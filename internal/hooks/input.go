@@ -104,6 +104,9 @@ type input struct {
 	StopHookActive       *bool  `json:"stop_hook_active,omitempty"`
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 
+	Name         string `json:"name,omitempty"`
+	WorktreePath string `json:"worktree_path,omitempty"`
+
 	// projectDir is $CLAUDE_PROJECT_DIR; not part of the JSON.
 	projectDir string
 	// matchOn is what the event's matchers match.

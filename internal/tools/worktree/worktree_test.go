@@ -269,17 +269,3 @@ func TestTools(t *testing.T) {
 		t.Errorf("worktree kept: %v", err)
 	}
 }
-
-func TestPathIsRefusedPlainly(t *testing.T) {
-	needGit(t)
-	env, _, _ := tooltest.Env(t)
-	st := memstore.New()
-	st.CreateSession(context.Background(), &store.Session{ID: env.SessionID, Workspace: env.Cwd, Cwd: env.Cwd})
-	enter, _ := New(NewManager(Options{}), st)
-	if _, err := tooltest.Run(t, enter, env, map[string]any{"path": env.Cwd}); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Fatalf("path: %v", err)
-	}
-	if _, err := tooltest.Run(t, enter, env, map[string]any{"path": "x", "name": "y"}); err == nil {
-		t.Fatal("name and path together accepted")
-	}
-}

@@ -109,10 +109,7 @@ func (m *Manager) Enter(ctx context.Context, req Request, path string, inWorktre
 	if !within(target, primary) {
 		return Entered{}, &OutsideError{What: "worktree", Path: target, Enter: true}
 	}
-	admin, linked, err := worktreeAdmin(target)
-	if err != nil {
-		return Entered{}, err
-	}
+	admin, linked := worktreeAdmin(target)
 	// A .git that leads out of the workspace is never followed: git is
 	// not run in such a worktree.
 	adminInside := admin == "" || within(admin, primary)
@@ -166,25 +163,19 @@ func (m *Manager) Enter(ctx context.Context, req Request, path string, inWorktre
 // whether that directory names the worktree back (its gitdir file leads
 // to dir/.git), as git's own records of a linked worktree do. A .git
 // directory (a repository of its own) or no .git is not linked.
-func worktreeAdmin(dir string) (admin string, linked bool, err error) {
+func worktreeAdmin(dir string) (admin string, linked bool) {
 	dotgit := filepath.Join(dir, ".git")
 	fi, err := os.Lstat(dotgit)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", false, nil
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
 	}
 	b, err := readSmall(dotgit)
 	if err != nil {
-		return "", false, nil
+		return "", false
 	}
 	line := strings.TrimSpace(string(b))
 	if !strings.HasPrefix(line, "gitdir:") {
-		return "", false, nil
+		return "", false
 	}
 	to := strings.TrimSpace(strings.TrimPrefix(line, "gitdir:"))
 	if !filepath.IsAbs(to) {
@@ -192,21 +183,21 @@ func worktreeAdmin(dir string) (admin string, linked bool, err error) {
 	}
 	admin, err = filepath.EvalSymlinks(to)
 	if err != nil {
-		return "", false, nil
+		return "", false
 	}
 	back := filepath.Join(admin, "gitdir")
 	if fi, err := os.Lstat(back); err != nil || !fi.Mode().IsRegular() {
-		return admin, false, nil
+		return admin, false
 	}
 	b, err = readSmall(back)
 	if err != nil {
-		return admin, false, nil
+		return admin, false
 	}
 	named := strings.TrimSpace(string(b))
 	if !filepath.IsAbs(named) {
 		named = filepath.Join(admin, named)
 	}
-	return admin, realOr(named) == dotgit, nil
+	return admin, realOr(named) == dotgit
 }
 
 // listed is one entry of git worktree list --porcelain.

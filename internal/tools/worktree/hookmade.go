@@ -80,9 +80,9 @@ func (m *Manager) hookWorktree(ctx context.Context, req Request, printed string)
 	fi, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return Worktree{}, &HookError{Msg: fmt.Sprintf("Path %q does not exist", p)}
+		return Worktree{}, &HookError{Msg: `Path "` + p + `" does not exist`}
 	case err != nil:
-		return Worktree{}, &HookError{Msg: fmt.Sprintf("Path %q cannot be examined: %v", p, err)}
+		return Worktree{}, &HookError{Msg: `Path "` + p + `" cannot be examined: ` + err.Error()}
 	case fi.Mode()&os.ModeSymlink != 0:
 		return Worktree{}, refuse("it is a symbolic link, so the tree it would isolate into cannot be pinned down, so its git identity could not be verified. Isolation is refused rather than assumed — recreate the worktree (or remove the corrupt .git entry) and retry.")
 	case !fi.IsDir():

@@ -109,10 +109,15 @@ func (c *enterCall) Situate(cwd string) {
 // worktree or to enter one of the repository's .claude/worktrees: it
 // writes only below the repository (confined as a Bash command is). A
 // path anywhere else moves the session's write access there, which Claude
-// Code asks about (a safety check: bypassPermissions allows it, dontAsk
-// denies it). It runs alone, so that two calls of a turn do not race for
-// the session.
-func (c *enterCall) Traits() tool.Traits { return tool.Traits{ReadOnly: c.path == "" || c.managed} }
+// Code asks about in every mode but bypassPermissions, whatever the allow
+// rules say (a safety check; dontAsk denies it). It runs alone, so that
+// two calls of a turn do not race for the session.
+func (c *enterCall) Traits() tool.Traits {
+	if c.path == "" || c.managed {
+		return tool.Traits{ReadOnly: true}
+	}
+	return tool.Traits{SafetyCheck: true}
+}
 
 func (c *enterCall) Activity() tool.Activity {
 	switch {
@@ -160,8 +165,10 @@ func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error
 		if s.Worktree != "" {
 			return errBusy
 		}
+		// ExitWorktree returns to where the session is now.
+		back := s.Cwd
 		s.Worktree, s.WorktreeGitDir, s.Cwd = wt.Path, wt.GitDir, wt.Path
-		s.WorktreeKind, s.WorktreeBranch, s.WorktreeReturn = kind, wt.Branch, ""
+		s.WorktreeKind, s.WorktreeBranch, s.WorktreeReturn = kind, wt.Branch, back
 		return nil
 	})
 	if err != nil {

@@ -1,0 +1,37 @@
+package policy
+
+import (
+	"context"
+	"testing"
+)
+
+// TestSafetyCheck: a call that declares a safety check asks whatever the
+// allow rules say; bypassPermissions allows it, dontAsk denies it, and a
+// deny rule still denies it first.
+func TestSafetyCheck(t *testing.T) {
+	e, ws := newTestEngine(t)
+	for _, tc := range []struct {
+		mode  string
+		rules SessionRules
+		want  Behavior
+	}{
+		{"default", SessionRules{}, Ask},
+		{"default", allowRules("EnterWorktree"), Ask},
+		{"acceptEdits", allowRules("EnterWorktree"), Ask},
+		{"plan", SessionRules{}, Ask},
+		{"dontAsk", allowRules("EnterWorktree"), Deny},
+		{"bypassPermissions", SessionRules{}, Allow},
+		{"bypassPermissions", denyRules("EnterWorktree"), Deny},
+	} {
+		d, err := e.Decide(context.Background(), Request{
+			SessionID: "s-" + tc.mode, Tool: "EnterWorktree", Args: map[string]any{"path": ws + "/w2"}, Mode: tc.mode,
+			Cwd: ws, Workspace: ws, Dirs: []string{ws}, Rules: tc.rules, SafetyCheck: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Behavior != tc.want {
+			t.Errorf("%s %+v: %v (%s), want %v", tc.mode, tc.rules, d.Behavior, d.Reason, tc.want)
+		}
+	}
+}

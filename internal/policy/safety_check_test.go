@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // deny rule still denies it first.
 func TestSafetyCheck(t *testing.T) {
 	e, ws := newTestEngine(t)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		mode  string
 		rules SessionRules
 		want  Behavior
@@ -23,8 +24,10 @@ func TestSafetyCheck(t *testing.T) {
 		{"bypassPermissions", SessionRules{}, Allow},
 		{"bypassPermissions", denyRules("EnterWorktree"), Deny},
 	} {
+		// A session of its own per case: compiled rules are cached per
+		// session and revision.
 		d, err := e.Decide(context.Background(), Request{
-			SessionID: "s-" + tc.mode, Tool: "EnterWorktree", Args: map[string]any{"path": ws + "/w2"}, Mode: tc.mode,
+			SessionID: fmt.Sprintf("s-%d", i), Tool: "EnterWorktree", Args: map[string]any{"path": ws + "/w2"}, Mode: tc.mode,
 			Cwd: ws, Workspace: ws, Dirs: []string{ws}, Rules: tc.rules, SafetyCheck: true,
 		})
 		if err != nil {

@@ -169,6 +169,45 @@ func TestBaseRef(t *testing.T) {
 	})
 }
 
+// TestFetchRunsNoProgramOfTheRepository: the repository's configuration
+// (which the session writes) chooses no program the fetch runs: not the
+// upload-pack of remote.origin.uploadpack, not an ext:: remote helper.
+func TestFetchRunsNoProgramOfTheRepository(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	ws := tempDir(t)
+	newRepo(t, ws)
+	withOrigin(t, ws)
+	marker := filepath.Join(tempDir(t), "ran")
+	script := filepath.Join(tempDir(t), "upload-pack")
+	os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\nexec git-upload-pack \"$@\"\n"), 0o755)
+	git(t, ws, "config", "remote.origin.uploadpack", script)
+	r := req(ws)
+	r.Name = "x"
+	wt, err := NewManager(Options{}).Create(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := subjects(t, wt.Path); got != "remote-ahead\ninit" {
+		t.Errorf("log %q: the fetch did not run", got)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the configured upload-pack ran")
+	}
+	git(t, ws, "remote", "set-url", "origin", "ext::sh -c touch% "+marker)
+	git(t, ws, "update-ref", "-d", "refs/remotes/origin/main")
+	r.Name = "y"
+	if wt, err = NewManager(Options{}).Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the ext:: helper ran")
+	}
+	if got := subjects(t, wt.Path); got != "local-ahead\ninit" {
+		t.Errorf("log %q, want the local HEAD after the refused fetch", got)
+	}
+}
+
 func TestParseSettings(t *testing.T) {
 	for _, tc := range []struct {
 		in, ref, ignored, err string

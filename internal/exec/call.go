@@ -107,20 +107,20 @@ func (c *Call) PolicyRequest() policy.Request {
 		isolated = s.Workspace
 	}
 	return policy.Request{
-		Isolated:  isolated,
-		SessionID: s.ID,
-		Tool:      name,
-		Input:     c.Input,
-		Args:      c.Args,
-		Shell:     c.Shell,
+		Isolated:    isolated,
+		SessionID:   s.ID,
+		Tool:        name,
+		Input:       c.Input,
+		Args:        c.Args,
+		Shell:       c.Shell,
 		ReadOnly:    c.Invocation.Traits().ReadOnly,
 		SafetyCheck: c.Invocation.Traits().SafetyCheck,
-		Mode:      s.Mode,
-		Cwd:       c.Cwd(),
-		Workspace: s.Root(),
-		Dirs:      c.Files.Dirs(),
-		Rules:     session.SessionRules(s),
-		Revision:  s.Revision,
+		Mode:        s.Mode,
+		Cwd:         c.Cwd(),
+		Workspace:   s.Root(),
+		Dirs:        c.Files.Dirs(),
+		Rules:       session.SessionRules(s),
+		Revision:    s.Revision,
 	}
 }
 

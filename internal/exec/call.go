@@ -128,7 +128,7 @@ func (c *Call) PolicyRequest() policy.Request {
 func (c *Call) hookEvent() hooks.ToolEvent {
 	return hooks.ToolEvent{
 		Session: hooks.Session{
-			ID: c.Session.ID, Workspace: c.Files.Primary(), Cwd: c.Cwd(), PermissionMode: c.Session.Mode,
+			ID: c.Session.ID, Workspace: c.Files.Primary(), ProjectDir: c.Session.Workspace, Cwd: c.Cwd(), PermissionMode: c.Session.Mode,
 		},
 		ToolName: c.ToolName(), ToolInput: c.Input, ToolUseID: c.ToolUseID,
 		Args: c.Args, Shell: c.Shell,

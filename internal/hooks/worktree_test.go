@@ -109,3 +109,20 @@ func TestWorktreeHookSettings(t *testing.T) {
 		t.Fatalf("cfg %+v, %v", cfg, err)
 	}
 }
+
+// TestProjectDir: while the session works in a worktree (Workspace), its
+// hooks still run in, and are told, the session's workspace (ProjectDir).
+func TestProjectDir(t *testing.T) {
+	f := newFixture(t)
+	out := f.path("where.txt")
+	r := f.runner(settings(PostToolUse, "", command(`cat >/dev/null; echo "$PWD $CLAUDE_PROJECT_DIR" > "`+out+`"`)))
+	te := f.bash("true")
+	te.Session.Workspace, te.Session.ProjectDir = f.workspace+"/.claude/worktrees/x", f.workspace
+	writeFile(t, te.Session.Workspace+"/keep", "", 0o644)
+	if _, err := r.PostToolUse(ctx(t), te); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(f.read("where.txt")); got != f.workspace+" "+f.workspace {
+		t.Errorf("hook ran in / was told %q, want the workspace", got)
+	}
+}

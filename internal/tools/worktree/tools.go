@@ -1,22 +1,43 @@
-// Package worktree implements EnterWorktree and ExitWorktree: a git
-// worktree of the session's repository that the session's tools then work
-// in, and the way back.
+// Package worktree implements EnterWorktree and ExitWorktree: a worktree
+// of the session's repository that the session's tools then work in, and
+// the way back.
 //
 // Decisions, following Claude Code 2.1.332 (recorded with the oracle,
-// test/conformance/cases_worktree.json): the worktree goes to
-// <repo>/.claude/worktrees/<name> on a new branch worktree-<name> ("/" in
-// a name becomes "+"), made from HEAD and locked while the session is in
-// it; the session's directory becomes the worktree. toold goes further
-// than moving the cwd: while the session is in a worktree, the worktree is
-// the session's primary directory (store.Session.Worktree), so file
-// containment, the sandbox's write grants and the anchor of permission
-// rules are the worktree's, on every replica, until ExitWorktree. The
-// repository, its git directory and the worktree must lie inside the
-// session's workspace: a tenant's session never reaches past its subtree.
-// git runs confined like a Bash command, with hooks and the fsmonitor off.
-// Not done: entering an existing worktree with `path` (refused with a
-// clear error), WorktreeCreate/WorktreeRemove hooks, and Claude Code's
-// `fresh` base (origin/<default branch>): toold branches from HEAD.
+// test/conformance/cases_worktree*.json and host_cases_worktree.json):
+//   - a new worktree goes to <repo>/.claude/worktrees/<name> on branch
+//     worktree-<name> ("/" in a name becomes "+"), made with git worktree
+//     add -B from the base worktree.baseRef names: "fresh" (the default)
+//     is origin's default branch, fetched when the local copy is missing
+//     or a day old, else the local HEAD; "head" is the local HEAD. It is
+//     locked while the session is in it;
+//   - with `path` the session enters an existing linked worktree of its
+//     repository (or, on first entry, of a repository nested inside it);
+//     from a worktree only one under .claude/worktrees. ExitWorktree
+//     leaves such a worktree (keep) and never removes it. A path outside
+//     the repository's .claude/worktrees needs permission (a safety check
+//     no allow rule answers);
+//   - with WorktreeCreate hooks configured, the hook makes the worktree
+//     (in a repository too) and prints its path; ExitWorktree removes it
+//     with the WorktreeRemove hooks, and only with discard_changes, as it
+//     cannot tell what would be lost.
+//
+// toold goes further than moving the cwd: while the session is in a
+// worktree, the worktree is the session's primary directory
+// (store.Session.Worktree), so file containment, the sandbox's write
+// grants and the anchor of permission rules are the worktree's, on every
+// replica, until ExitWorktree. Whatever Claude Code accepts, the worktree,
+// its repository and that repository's git directory must lie inside the
+// session's workspace, symlinks resolved, for worktrees made, entered or
+// printed by a hook alike: a tenant's session never reaches past its
+// subtree. git runs confined like a Bash command, with hooks and the
+// fsmonitor off; the fetch of a fresh base also runs no program the
+// repository's configuration names (see fetchConfig).
+//
+// Not done: resuming a worktree of the same name (Claude Code's
+// "Resumed worktree at ...": toold refuses the name while its directory
+// exists), the liveness check of another session's lock on a worktree
+// entered by path, and hooks for subagents' worktrees (isolation
+// "worktree" uses git only).
 package worktree
 
 import (

@@ -136,13 +136,13 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 		// A nil Env would hand toold's own environment to the command.
 		env = []string{}
 	}
-	pr, pw, err := os.Pipe()
+	pr, pw, err := procgroup.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("shells: output pipe: %w", err)
 	}
 	var outR, outW *os.File
 	if spec.OnStdout != nil {
-		if outR, outW, err = os.Pipe(); err != nil {
+		if outR, outW, err = procgroup.Pipe(); err != nil {
 			pr.Close()
 			pw.Close()
 			return nil, fmt.Errorf("shells: output pipe: %w", err)

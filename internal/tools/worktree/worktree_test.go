@@ -21,7 +21,7 @@ func gitEnv(home string) []string {
 	return []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "LANG=C.UTF-8", "GIT_CONFIG_NOSYSTEM=1"}
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 	cmd.Dir, cmd.Env = dir, gitEnv(dir)
@@ -33,7 +33,7 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 // newRepo makes a repository with one commit in dir.
-func newRepo(t *testing.T, dir string) {
+func newRepo(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

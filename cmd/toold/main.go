@@ -111,6 +111,17 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	rt.tasks = st
 	rt.agents = st
 	rt.sessions = st
+	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
+	if err != nil {
+		return err
+	}
+	defer hookRunner.Close()
+	wm, wtWarnings, err := newWorktrees(cfg, rt.sandbox, hookRunner, log, tel)
+	if err != nil {
+		return err
+	}
+	rt.worktrees = wm
+	settingsWarnings = append(settingsWarnings, wtWarnings...)
 	reg, err := builtinTools(rt)
 	if err != nil {
 		return err
@@ -136,15 +147,10 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return configError{err}
 	}
-	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
-	if err != nil {
-		return err
-	}
 	for _, w := range decider.StartWarnings() {
 		log.Warn("permission rule ignored", "warning", w)
 		settingsWarnings = append(settingsWarnings, w)
 	}
-	defer hookRunner.Close()
 	ask := exec.AskConfig{
 		Timeout:      cfg.PermissionTimeout,
 		DenialLimit:  cfg.DenialLimit,

@@ -26,30 +26,37 @@ import (
 )
 
 func main() {
-	if len(os.Args) == 4 && os.Args[1] == floorCommand {
-		if err := serveFloor(os.Args[2], os.Args[3]); err != nil {
-			fmt.Fprintln(os.Stderr, "bench floor server:", err)
+	var (
+		bin       = flag.String("toold", "bin/toold", "the toold binary to measure")
+		out       = flag.String("png", "bench/latency.png", "where to write the PNG of the latency distributions; empty: none")
+		scale     = flag.Float64("scale", 1, "multiplies the number of samples (0.2 for a quick look)")
+		tree      = flag.String("grep-tree", "", "directory tree searched by the Grep figure, copied first (default: GOROOT/src)")
+		unary     = flag.Bool("unary", true, "also measure the Read figures through the unary Call (false for a toold without it)")
+		only      = flag.String("only", "", "run only the steps whose name contains one of these, comma-separated (Read, throughput, batch, Bash, Grep)")
+		readFloor = flag.Bool("floor", true, "also measure the Read figures against a grpc-go server that does no work (read_floor.go)")
+		floor     = flag.Bool("serve-floor", false, "internal: serve the Bash figures' floor server on --listen (the harness starts it)")
+		serveRead = flag.String("serve-read-floor", "", "internal: serve the Read figures' floor server on --listen, with the events in this file (the harness starts it)")
+		lis       = flag.String("listen", "", "internal: the floor server's address")
+	)
+	flag.Parse()
+	if *floor || *serveRead != "" {
+		serve := func() error { return serveFloor(*lis) }
+		if *serveRead != "" {
+			serve = func() error { return serveReadFloor(*lis, *serveRead) }
+		}
+		if err := serve(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench floor:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	var (
-		bin   = flag.String("toold", "bin/toold", "the toold binary to measure")
-		out   = flag.String("png", "bench/latency.png", "where to write the PNG of the latency distributions; empty: none")
-		scale = flag.Float64("scale", 1, "multiplies the number of samples (0.2 for a quick look)")
-		tree  = flag.String("grep-tree", "", "directory tree searched by the Grep figure, copied first (default: GOROOT/src)")
-		unary = flag.Bool("unary", true, "also measure the Read figures through the unary Call (false for a toold without it)")
-		only  = flag.String("only", "", "run only the steps whose name contains one of these, comma-separated (Read, throughput, batch, Bash, Grep)")
-		floor = flag.Bool("floor", true, "also measure the Read figures against a grpc-go server that does no work (floor.go)")
-	)
-	flag.Parse()
-	if err := run(*bin, *out, *tree, *only, *scale, *unary, *floor, os.Stdout); err != nil {
+	if err := run(*bin, *out, *tree, *only, *scale, *unary, *readFloor, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, pngPath, tree, only string, scale float64, unary, floor bool, w io.Writer) error {
+func run(bin, pngPath, tree, only string, scale float64, unary, readFloor bool, w io.Writer) error {
 	if scale <= 0 {
 		return fmt.Errorf("--scale %g: want a positive number", scale)
 	}
@@ -102,14 +109,26 @@ func run(bin, pngPath, tree, only string, scale float64, unary, floor bool, w io
 
 	b := &bench{ctx: ctx, plain: plain, boxed: boxed, grep: grep, scale: scale,
 		smallRd: call{"Read", map[string]any{"file_path": small}}, senders: []sender{viaExecute}}
+	if selected("Bash true", only) {
+		// The Bash figures' floor: this program again, as a gRPC server
+		// that only runs bash (floorServer).
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		if b.floor, err = startToold(ctx, exe, "--serve-floor"); err != nil {
+			return fmt.Errorf("the floor server: %w", err)
+		}
+		defer b.floor.stop()
+	}
 	if unary {
 		b.senders = append(b.senders, viaUnary)
 	}
-	if floor {
-		if b.floor, err = startFloor(ctx, plain, b.smallRd, tmp); err != nil {
+	if readFloor {
+		if b.readFloor, err = startReadFloor(ctx, plain, b.smallRd, tmp); err != nil {
 			return err
 		}
-		defer b.floor.stop()
+		defer b.readFloor.stop()
 	}
 	steps := []struct {
 		name string

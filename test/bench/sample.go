@@ -23,30 +23,31 @@ func (s samples) p50() time.Duration { return s.quantile(0.5) }
 // which goes first every round, so that whatever else the machine does
 // weighs on both alike. It stops at the first error.
 func interleave(n int, a, b func() error) (sa, sb samples, err error) {
-	s, err := interleaveAll(n, a, b)
+	s, err := interleaveN(n, a, b)
 	if err != nil {
 		return nil, nil, err
 	}
 	return s[0], s[1], nil
 }
 
-// interleaveAll runs every op n times, one after the other, starting each
-// round one op further on (a b c, b c a, c a b, ...). It stops at the
-// first error.
-func interleaveAll(n int, ops ...func() error) ([]samples, error) {
-	s := make([]samples, len(ops))
-	for i := range s {
-		s[i] = make(samples, 0, n)
+// interleaveN runs each of fs n times, one after the other, round after
+// round, each round starting one further along (a b c, b c a, c a b), so
+// that each goes first, in the middle and last equally often. It returns
+// the latencies of each and stops at the first error.
+func interleaveN(n int, fs ...func() error) ([]samples, error) {
+	out := make([]samples, len(fs))
+	for i := range out {
+		out[i] = make(samples, 0, n)
 	}
 	for round := range n {
-		for k := range ops {
-			j := (round + k) % len(ops)
+		for j := range fs {
+			k := (round + j) % len(fs)
 			t0 := time.Now()
-			if err := ops[j](); err != nil {
+			if err := fs[k](); err != nil {
 				return nil, err
 			}
-			s[j] = append(s[j], time.Since(t0))
+			out[k] = append(out[k], time.Since(t0))
 		}
 	}
-	return s, nil
+	return out, nil
 }

@@ -33,10 +33,12 @@ type server struct {
 // loopback port, with args added, and waits until its health Check
 // answers SERVING.
 func startToold(ctx context.Context, bin string, args ...string) (*server, error) {
-	addr, err := freeAddr()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
+	addr := lis.Addr().String()
+	lis.Close()
 	cmd := exec.Command(bin, append([]string{"--listen", addr}, args...)...)
 	// Its log goes nowhere: writing it is part of what toold costs, reading
 	// it would be part of what the harness costs.
@@ -46,27 +48,10 @@ func startToold(ctx context.Context, bin string, args ...string) (*server, error
 	// must share one to compare (a fresh session is slower on a loaded
 	// machine). toold's Bash commands and the bare bash each get a
 	// session of their own.
-	return connect(ctx, cmd, addr, bin+" "+strings.Join(args, " "))
-}
-
-// freeAddr is a loopback address with a port free a moment ago.
-func freeAddr() (string, error) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer lis.Close()
-	return lis.Addr().String(), nil
-}
-
-// connect starts cmd, a gRPC server that listens on addr, and connects to
-// it once its health Check answers SERVING.
-func connect(ctx context.Context, cmd *exec.Cmd, addr, name string) (*server, error) {
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	s := &server{cmd: cmd}
-	var err error
 	s.conn, err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		s.stop()
@@ -83,7 +68,7 @@ func connect(ctx context.Context, cmd *exec.Cmd, addr, name string) (*server, er
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return nil, fmt.Errorf("%s: not serving after 30s: %v", name, err)
+			return nil, fmt.Errorf("%s %s: not serving after 30s: %v", bin, strings.Join(args, " "), err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -197,4 +197,5 @@ type Store interface {
 	TaskLists
 	AgentTasks
 	Board
+	Notifications
 }

@@ -38,7 +38,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	}
 	keep := store.DeletedKeep.Milliseconds()
 	feed, asks, askexp := k.board()
-	r, err := scriptMarkDeleted.Run(ctx, s.c, append(k.all(), k.deleted, feed, asks, askexp, k.classifierDenials, k.notes()), s.ttlMs, keep, hex.EncodeToString(tok[:])).Int64Slice()
+	r, err := scriptMarkDeleted.Run(ctx, s.c, append(k.all(), k.deleted, feed, asks, askexp, k.classifierDenials, k.notes()), s.ttlMs, keep, hex.EncodeToString(tok[:]), s.wakeChannel(), id).Int64Slice()
 	if err != nil {
 		return unavailable(err)
 	}
@@ -48,9 +48,6 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if r[0] == 0 {
 		return notFound(id)
 	}
-	// Readers of the session's notifications, on any replica, learn that
-	// it is gone now rather than at their next poll.
-	s.c.Publish(ctx, s.wakeChannel(), id)
 	if r[1] > 0 {
 		if err := s.purgeCalls(ctx, k); err != nil {
 			return err

@@ -85,6 +85,9 @@ return v
 // reply, also gets 1), 2 when another delete did, 0 when there is neither
 // a session nor a mark. O(1) in the number of calls, so it never outlasts
 // a read timeout however large the session.
+// ARGV[4] and ARGV[5] are the notification wake channel and the session
+// id: the session's notification readers, on every replica, learn at once
+// that it is gone.
 var scriptMarkDeleted = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then
@@ -99,6 +102,7 @@ redis.call('HSET', KEYS[5], 's', v, 'by', ARGV[3])
 redis.call('PEXPIRE', KEYS[5], ARGV[2])
 redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
 for i = 6, #KEYS do redis.call('UNLINK', KEYS[i]) end
+redis.call('PUBLISH', ARGV[4], ARGV[5])
 return {1, redis.call('ZCARD', KEYS[4])}
 `)
 

@@ -3,8 +3,12 @@ package client
 import (
 	"context"
 	"errors"
+	"io"
 	"regexp"
 	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	tooldv1 "github.com/toold/toold/proto/toold/v1"
 )
@@ -50,6 +54,11 @@ func (c *Client) WatchNotifications(ctx context.Context, sessionID string, after
 			return fnErr.err
 		}
 		failures++
+		// toold ends a watch with a status only: an end without one is a
+		// break like any other.
+		if errors.Is(err, io.EOF) && ctx.Err() == nil {
+			err = status.Error(codes.Unavailable, "the watch ended")
+		}
 		if !retryable(ctx, err) || c.o.backoff.gaveUp(failures) {
 			if ctx.Err() != nil {
 				return ctx.Err()

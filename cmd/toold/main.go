@@ -115,6 +115,17 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	rt.notes = notify.New(st, log)
 	// A background command's end is a notification for the model.
 	rt.shells.OnEnd(rt.notes.ShellEnded)
+	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
+	if err != nil {
+		return err
+	}
+	defer hookRunner.Close()
+	wm, wtWarnings, err := newWorktrees(cfg, rt.sandbox, hookRunner, log, tel)
+	if err != nil {
+		return err
+	}
+	rt.worktrees = wm
+	settingsWarnings = append(settingsWarnings, wtWarnings...)
 	reg, err := builtinTools(rt)
 	if err != nil {
 		return err
@@ -140,15 +151,10 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	if err != nil {
 		return configError{err}
 	}
-	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
-	if err != nil {
-		return err
-	}
 	for _, w := range decider.StartWarnings() {
 		log.Warn("permission rule ignored", "warning", w)
 		settingsWarnings = append(settingsWarnings, w)
 	}
-	defer hookRunner.Close()
 	ask := exec.AskConfig{
 		Timeout:      cfg.PermissionTimeout,
 		DenialLimit:  cfg.DenialLimit,

@@ -142,7 +142,8 @@ type toolRuntime struct {
 	// skills is what the Skill tool and the permission check read.
 	skills *skill.Catalog
 	// worktrees makes the sessions' git worktrees; sessions is the store
-	// the worktree tools move a session in (set once the store is open).
+	// the worktree tools move a session in (both set once the store and
+	// the hooks are open).
 	worktrees *worktree.Manager
 	sessions  worktree.Sessions
 	// notes queues the background tasks' notifications for the
@@ -163,8 +164,7 @@ func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {
 	return &toolRuntime{sandbox: launcher, shells: reg, webfetch: webfetch.New(cfg.Runtime.WebFetch),
 		files: cfg.Runtime.Files, multi: cfg.Runtime.MultiEdit, read: cfg.Runtime.Read, delegated: cfg.Delegate.tools(), todoWrite: cfg.Runtime.TodoWrite,
 		bashTimeoutKills: cfg.Runtime.BashTimeoutKills,
-		skills:           cfg.Skills.catalog(),
-		worktrees:        worktree.NewManager(worktree.Options{Sandbox: launcher})}, nil
+		skills:           cfg.Skills.catalog()}, nil
 }
 
 // fileOwner is who owns what the file tools create: the sandbox user

@@ -107,19 +107,20 @@ func (c *Call) PolicyRequest() policy.Request {
 		isolated = s.Workspace
 	}
 	return policy.Request{
-		Isolated:  isolated,
-		SessionID: s.ID,
-		Tool:      name,
-		Input:     c.Input,
-		Args:      c.Args,
-		Shell:     c.Shell,
-		ReadOnly:  c.Invocation.Traits().ReadOnly,
-		Mode:      s.Mode,
-		Cwd:       c.Cwd(),
-		Workspace: s.Root(),
-		Dirs:      c.Files.Dirs(),
-		Rules:     session.SessionRules(s),
-		Revision:  s.Revision,
+		Isolated:    isolated,
+		SessionID:   s.ID,
+		Tool:        name,
+		Input:       c.Input,
+		Args:        c.Args,
+		Shell:       c.Shell,
+		ReadOnly:    c.Invocation.Traits().ReadOnly,
+		SafetyCheck: c.Invocation.Traits().SafetyCheck,
+		Mode:        s.Mode,
+		Cwd:         c.Cwd(),
+		Workspace:   s.Root(),
+		Dirs:        c.Files.Dirs(),
+		Rules:       session.SessionRules(s),
+		Revision:    s.Revision,
 	}
 }
 
@@ -127,7 +128,7 @@ func (c *Call) PolicyRequest() policy.Request {
 func (c *Call) hookEvent() hooks.ToolEvent {
 	return hooks.ToolEvent{
 		Session: hooks.Session{
-			ID: c.Session.ID, Workspace: c.Files.Primary(), Cwd: c.Cwd(), PermissionMode: c.Session.Mode,
+			ID: c.Session.ID, Workspace: c.Files.Primary(), ProjectDir: c.Session.Workspace, Cwd: c.Cwd(), PermissionMode: c.Session.Mode,
 		},
 		ToolName: c.ToolName(), ToolInput: c.Input, ToolUseID: c.ToolUseID,
 		Args: c.Args, Shell: c.Shell,

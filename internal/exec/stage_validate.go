@@ -34,6 +34,14 @@ type ShellAnalysed interface {
 	ShellAnalysis() *shell.Analysis
 }
 
+// Situated is implemented by an invocation whose traits depend on where
+// the session is (EnterWorktree's path needs permission unless it leads
+// into the repository's own .claude/worktrees): the engine tells it the
+// call's directory before anything reads its traits.
+type Situated interface {
+	Situate(cwd string)
+}
+
 // commandAnalysis is the analysis of a command tool's line: the
 // invocation's own when it offers one, else made here.
 func commandAnalysis(inv tool.Invocation, args map[string]any) *shell.Analysis {

@@ -186,6 +186,9 @@ func (s *schemas) prepare(c *Call) error {
 		return tool.InvalidInputf("Invalid input for %s: %v", name, err)
 	}
 	c.Invocation = inv
+	if si, ok := inv.(Situated); ok && c.Files != nil {
+		si.Situate(c.Cwd())
+	}
 	c.Shell = nil
 	if c.Def.Command {
 		c.Shell = commandAnalysis(inv, in)

@@ -277,11 +277,17 @@ func parseGroup(ev Event, raw json.RawMessage, path, origin string, warnings *[]
 			return fail("."+k, "unknown key (known: matcher, hooks)")
 		}
 	}
-	m, err := compileMatcher(g.Matcher)
-	if err != nil {
-		return fail(".matcher", "%s", err)
+	if ev.matcherless() {
+		// As in Claude Code, a matcher on an event without matcher
+		// support is ignored: the group runs for every event.
+		g.match = matcher{all: true}
+	} else {
+		m, err := compileMatcher(g.Matcher)
+		if err != nil {
+			return fail(".matcher", "%s", err)
+		}
+		g.match = m
 	}
-	g.match = m
 	var items []json.RawMessage
 	if handlers == nil {
 		return fail(".hooks", "missing: a matcher group needs a \"hooks\" array")
@@ -380,6 +386,12 @@ func parseHandler(ev Event, raw json.RawMessage, path, origin string) (*Handler,
 		return fail(".endpoint", "missing or empty")
 	case h.CAFile != "" && h.Insecure:
 		return fail(".caFile", "a CA file makes no sense with \"insecure\": true")
+	case t == "grpc" && ev.worktreeEvent():
+		// RunHook carries no worktree name or path, and its answer no
+		// worktree path.
+		return fail(".type", "%s hooks must be \"command\" hooks: a \"grpc\" hook is given no worktree name or path and cannot answer one", ev)
+	case h.Async && ev == WorktreeCreate:
+		return fail(".async", "a WorktreeCreate hook cannot be async: toold waits for the path it prints")
 	}
 	if h.If != "" {
 		if !ev.toolEvent() {

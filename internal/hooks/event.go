@@ -31,10 +31,16 @@ const (
 	// SubagentStop runs when the orchestrator completed an Agent call
 	// with the subagent's report.
 	SubagentStop Event = "SubagentStop"
+	// WorktreeCreate makes the worktree EnterWorktree puts the session
+	// in: the hook prints its path. Configured, it replaces git.
+	WorktreeCreate Event = "WorktreeCreate"
+	// WorktreeRemove removes a worktree a WorktreeCreate hook made, when
+	// ExitWorktree removes it.
+	WorktreeRemove Event = "WorktreeRemove"
 )
 
 // Events lists the events toold fires.
-var Events = []Event{PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, SubagentStart, SubagentStop}
+var Events = []Event{PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, SubagentStart, SubagentStop, WorktreeCreate, WorktreeRemove}
 
 // inertEvents are documented Claude Code events that belong to the agent
 // loop, which lives in the orchestrator, not in toold: the prompt, the
@@ -56,8 +62,6 @@ var inertEvents = map[Event]string{
 	"CwdChanged":          "not fired by toold",
 	"DirectoryAdded":      "not fired by toold",
 	"FileChanged":         "toold watches no files",
-	"WorktreeCreate":      "toold creates no worktrees",
-	"WorktreeRemove":      "toold creates no worktrees",
 	"TaskCreated":         "tasks are the orchestrator's",
 	"TaskCompleted":       "tasks are the orchestrator's",
 	"TeammateIdle":        "teammates are the orchestrator's",
@@ -78,6 +82,12 @@ func (e Event) fired() bool {
 	}
 	return false
 }
+
+// matcherless reports whether the event has no matcher support: Claude
+// Code ignores a matcher written on it.
+func (e Event) matcherless() bool { return e.worktreeEvent() }
+
+func (e Event) worktreeEvent() bool { return e == WorktreeCreate || e == WorktreeRemove }
 
 // toolEvent reports whether the event concerns one tool call: its matcher
 // is a tool name and `if` filters apply.

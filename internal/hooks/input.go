@@ -10,9 +10,14 @@ import (
 // Session is what every hook learns about the session an event belongs to.
 type Session struct {
 	ID string
-	// Workspace is the session's primary directory: hooks run there and
-	// find it in $CLAUDE_PROJECT_DIR. Absolute.
+	// Workspace is the session's primary directory (its worktree while it
+	// is in one), whose settings files hold workspace hooks. Absolute.
 	Workspace string
+	// ProjectDir is where hooks run and what they find in
+	// $CLAUDE_PROJECT_DIR: the session's workspace, which stays put while
+	// the session works in a worktree, as Claude Code's project directory
+	// does. "" means Workspace.
+	ProjectDir string
 	// Cwd is the session's current directory (the input's "cwd");
 	// "" means Workspace.
 	Cwd string
@@ -104,6 +109,9 @@ type input struct {
 	StopHookActive       *bool  `json:"stop_hook_active,omitempty"`
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 
+	Name         string `json:"name,omitempty"`
+	WorktreePath string `json:"worktree_path,omitempty"`
+
 	// projectDir is $CLAUDE_PROJECT_DIR; not part of the JSON.
 	projectDir string
 	// matchOn is what the event's matchers match.
@@ -113,7 +121,7 @@ type input struct {
 func sessionInput(ev Event, s Session) input {
 	return input{
 		SessionID: s.ID, TranscriptPath: s.TranscriptPath, Cwd: s.cwd(),
-		PermissionMode: s.PermissionMode, HookEventName: ev, projectDir: s.Workspace,
+		PermissionMode: s.PermissionMode, HookEventName: ev, projectDir: firstNonEmpty(s.ProjectDir, s.Workspace),
 	}
 }
 

@@ -104,6 +104,8 @@ func (in *input) generic() Decision {
 	switch {
 	case in.req.Mode == "bypassPermissions":
 		return allow("bypassPermissions mode", "", "mode")
+	case in.req.SafetyCheck:
+		return in.ask(Decision{Reason: in.req.Tool + " needs approval that allow rules do not give (a safety check)", Source: "safetyCheck"})
 	case in.req.ReadOnly:
 		return allow(in.req.Tool+" only reads", "", "readOnly")
 	case in.req.Mode == "plan":

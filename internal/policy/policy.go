@@ -47,6 +47,9 @@ type Request struct {
 	Shell *shell.Analysis
 	// ReadOnly is what the invocation declared about itself.
 	ReadOnly bool
+	// SafetyCheck: the invocation declared that it needs approval no allow
+	// rule gives (tool.Traits.SafetyCheck).
+	SafetyCheck bool
 	// Mode is the session's permission mode in Claude Code's spelling.
 	Mode      string
 	Cwd       string

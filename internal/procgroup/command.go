@@ -44,8 +44,21 @@ func Start(cmd *exec.Cmd) error {
 // The group id is not reused while a member lives, and Linux hands out
 // pids in sequence, so the kill right after the reap cannot hit a
 // stranger's group.
-func Wait(cmd *exec.Cmd) error {
+func Wait(cmd *exec.Cmd) error { return WaitDrain(cmd, nil) }
+
+// WaitDrain is Wait with drain, when not nil, called between the reap and
+// the kill: for a caller that reads cmd's output through pipes of its own
+// (Pipe), and waits for them there while the processes that hold them are
+// still alive to finish writing, as exec.Cmd waits for the pipes it makes
+// itself (WaitDelay) before it returns. drain's error is returned when
+// the wait had none.
+func WaitDrain(cmd *exec.Cmd, drain func() error) error {
 	err := cmd.Wait()
+	if drain != nil {
+		if derr := drain(); err == nil {
+			err = derr
+		}
+	}
 	Kill(cmd.Process.Pid)
 	Forget(cmd.Process.Pid)
 	return err

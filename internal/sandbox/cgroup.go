@@ -264,10 +264,20 @@ func (cg *commandCgroup) kill() error {
 }
 
 // remove kills what is left, waits for the cgroup to empty and removes it.
-// A cgroup that still has members cannot be removed (EBUSY); dying
-// processes leave within milliseconds.
+// A cgroup that still has members cannot be removed (EBUSY), so the first
+// rmdir also tells whether anything is left to kill: usually nothing is,
+// bash having been reaped, and writing cgroup.kill (an open, a write and a
+// close) would cost more than the rmdir itself. Dying processes leave
+// within milliseconds.
 func (cg *commandCgroup) remove() error {
 	cg.closeFD()
+	err := unix.Rmdir(cg.dir)
+	if err == nil || errors.Is(err, syscall.ENOENT) {
+		return nil
+	}
+	if !errors.Is(err, syscall.EBUSY) {
+		return fmt.Errorf("removing cgroup %s: %w", cg.dir, err)
+	}
 	if err := cg.kill(); err != nil {
 		return err
 	}

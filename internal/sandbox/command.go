@@ -41,6 +41,8 @@ type Cmd struct {
 	prefix string
 	// done is closed once Wait has cleaned up.
 	done chan struct{}
+	// drain is SetDrain's.
+	drain func() error
 
 	// ctx, helper and helped are set where a helper runs the command.
 	ctx    context.Context
@@ -218,6 +220,11 @@ func (c *Cmd) Wait() error {
 	} else {
 		err = c.Cmd.Wait()
 	}
+	if c.drain != nil {
+		if derr := c.drain(); err == nil {
+			err = derr
+		}
+	}
 	c.mu.Lock()
 	c.ended = true
 	killed := c.killed
@@ -246,6 +253,15 @@ func (c *Cmd) Wait() error {
 	c.sess.remove(c)
 	return err
 }
+
+// SetDrain makes Wait call drain once the command's top process has been
+// reaped (or its helper has sent the command's status), before what the
+// command left is killed and its cgroup removed: for a caller that reads
+// the command's output through pipes of its own (procgroup.Pipe) and waits
+// for them there, while the processes that hold them can still finish
+// writing, as exec.Cmd waits for the pipes it makes (WaitDelay). drain's
+// error is Wait's when the wait had none. Call it before Start.
+func (c *Cmd) SetDrain(drain func() error) { c.drain = drain }
 
 // Status is the command's wait status once Wait has returned; false when
 // it could not be waited for.

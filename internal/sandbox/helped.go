@@ -153,7 +153,7 @@ func (h *helped) output(w io.Writer, closeAfterStart *[]io.Closer) (*os.File, er
 	case *os.File:
 		return w, nil
 	default:
-		pr, pw, err := os.Pipe()
+		pr, pw, err := procgroup.Pipe()
 		if err != nil {
 			return nil, err
 		}

@@ -51,6 +51,16 @@ type Session struct {
 	// writes its objects and refs there, so it is one of the session's
 	// directories too (Dirs).
 	WorktreeGitDir string
+	// WorktreeKind says how the session came into its worktree, which
+	// decides what ExitWorktree may do with it: WorktreeMade (""),
+	// WorktreeEntered or WorktreeHook.
+	WorktreeKind string
+	// WorktreeBranch is the branch the worktree was made or entered on,
+	// "" when it had none (a detached HEAD, a hook's worktree).
+	WorktreeBranch string
+	// WorktreeReturn is where ExitWorktree takes the session back to;
+	// "" means Workspace.
+	WorktreeReturn string
 	CreatedAt      time.Time
 	// User is the "user" settings source; SessionRules the "session" source
 	// (answers with scope session, UpdateSession).
@@ -75,6 +85,19 @@ type Session struct {
 	AgentDescription string
 	Children         []string
 }
+
+// The kinds of worktree a session can be in (Session.WorktreeKind).
+const (
+	// WorktreeMade: EnterWorktree made it with git; ExitWorktree may
+	// remove it.
+	WorktreeMade = ""
+	// WorktreeEntered: an existing worktree EnterWorktree entered by its
+	// path; ExitWorktree only leaves it.
+	WorktreeEntered = "entered"
+	// WorktreeHook: a WorktreeCreate hook made it; WorktreeRemove hooks
+	// remove it.
+	WorktreeHook = "hook"
+)
 
 // Root is the session's primary directory: its worktree while it is in
 // one, else its workspace.

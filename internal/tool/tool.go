@@ -133,6 +133,11 @@ type Traits struct {
 	// made: one store round trip instead of two. Reads that consume
 	// something (a shell's new output) or take long are not repeatable.
 	Repeatable bool
+	// SafetyCheck: the call needs approval that no allow rule and no mode
+	// but bypassPermissions gives (Claude Code's safety checks, such as
+	// EnterWorktree moving the session's write access out of the
+	// repository's .claude/worktrees). Implies not ReadOnly.
+	SafetyCheck bool
 }
 
 // Activity is what a console or a log line shows for a call.

@@ -33,8 +33,17 @@ func main() {
 		tree  = flag.String("grep-tree", "", "directory tree searched by the Grep figure, copied first (default: GOROOT/src)")
 		unary = flag.Bool("unary", true, "also measure the Read figures through the unary Call (false for a toold without it)")
 		only  = flag.String("only", "", "run only the steps whose name contains one of these, comma-separated (Read, throughput, batch, Bash, Grep)")
+		floor = flag.Bool("serve-floor", false, "internal: serve the Bash figures' floor server on --listen (the harness starts it)")
+		lis   = flag.String("listen", "", "internal: the floor server's address")
 	)
 	flag.Parse()
+	if *floor {
+		if err := serveFloor(*lis); err != nil {
+			fmt.Fprintln(os.Stderr, "bench floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*bin, *out, *tree, *only, *scale, *unary, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -94,6 +103,18 @@ func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer
 
 	b := &bench{ctx: ctx, plain: plain, boxed: boxed, grep: grep, scale: scale,
 		smallRd: call{"Read", map[string]any{"file_path": small}}, senders: []sender{viaExecute}}
+	if selected("Bash true", only) {
+		// The Bash figures' floor: this program again, as a gRPC server
+		// that only runs bash (floorServer).
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		if b.floor, err = startToold(ctx, exe, "--serve-floor"); err != nil {
+			return fmt.Errorf("the floor server: %w", err)
+		}
+		defer b.floor.stop()
+	}
 	if unary {
 		b.senders = append(b.senders, viaUnary)
 	}

@@ -23,27 +23,31 @@ func (s samples) p50() time.Duration { return s.quantile(0.5) }
 // which goes first every round, so that whatever else the machine does
 // weighs on both alike. It stops at the first error.
 func interleave(n int, a, b func() error) (sa, sb samples, err error) {
-	sa, sb = make(samples, 0, n), make(samples, 0, n)
-	timed := func(f func() error, into *samples) error {
-		t0 := time.Now()
-		if err := f(); err != nil {
-			return err
-		}
-		*into = append(*into, time.Since(t0))
-		return nil
+	s, err := interleaveN(n, a, b)
+	if err != nil {
+		return nil, nil, err
 	}
-	for i := range n {
-		first, second := a, b
-		fs, ss := &sa, &sb
-		if i%2 == 1 {
-			first, second, fs, ss = b, a, &sb, &sa
-		}
-		if err := timed(first, fs); err != nil {
-			return nil, nil, err
-		}
-		if err := timed(second, ss); err != nil {
-			return nil, nil, err
+	return s[0], s[1], nil
+}
+
+// interleaveN runs each of fs n times, one after the other, round after
+// round, each round starting one further along (a b c, b c a, c a b), so
+// that each goes first, in the middle and last equally often. It returns
+// the latencies of each and stops at the first error.
+func interleaveN(n int, fs ...func() error) ([]samples, error) {
+	out := make([]samples, len(fs))
+	for i := range out {
+		out[i] = make(samples, 0, n)
+	}
+	for round := range n {
+		for j := range fs {
+			k := (round + j) % len(fs)
+			t0 := time.Now()
+			if err := fs[k](); err != nil {
+				return nil, err
+			}
+			out[k] = append(out[k], time.Since(t0))
 		}
 	}
-	return sa, sb, nil
+	return out, nil
 }

@@ -24,6 +24,18 @@ func TestInterleaveAlternates(t *testing.T) {
 	}
 }
 
+func TestInterleaveNRotates(t *testing.T) {
+	var order []string
+	f := func(name string) func() error { return func() error { order = append(order, name); return nil } }
+	s, err := interleaveN(3, f("a"), f("b"), f("c"))
+	if err != nil || len(s) != 3 || len(s[0]) != 3 || len(s[1]) != 3 || len(s[2]) != 3 {
+		t.Fatalf("samples %v, err %v", s, err)
+	}
+	if want := []string{"a", "b", "c", "b", "c", "a", "c", "a", "b"}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+}
+
 func TestQuantile(t *testing.T) {
 	s := samples{5, 1, 4, 2, 3}
 	if s.p50() != 3 || s.quantile(0) != 1 || s.quantile(1) != 5 {

@@ -36,6 +36,9 @@ type wireSession struct {
 	Children       wireList          `json:"children,omitempty"`
 	Worktree       string            `json:"worktree,omitempty"`
 	WorktreeGitDir string            `json:"worktree_git_dir,omitempty"`
+	WorktreeKind   string            `json:"worktree_kind,omitempty"`
+	WorktreeBranch string            `json:"worktree_branch,omitempty"`
+	WorktreeReturn string            `json:"worktree_return,omitempty"`
 }
 
 type wireRules struct {
@@ -100,6 +103,9 @@ func encodeSession(s *store.Session) ([]byte, error) {
 		Children:       s.Children,
 		Worktree:       s.Worktree,
 		WorktreeGitDir: s.WorktreeGitDir,
+		WorktreeKind:   s.WorktreeKind,
+		WorktreeBranch: s.WorktreeBranch,
+		WorktreeReturn: s.WorktreeReturn,
 	})
 }
 
@@ -129,6 +135,9 @@ func decodeSession(b []byte) (*store.Session, error) {
 		Env:              w.Env,
 		Worktree:         w.Worktree,
 		WorktreeGitDir:   w.WorktreeGitDir,
+		WorktreeKind:     w.WorktreeKind,
+		WorktreeBranch:   w.WorktreeBranch,
+		WorktreeReturn:   w.WorktreeReturn,
 		Parent:           w.Parent,
 		AgentType:        w.AgentType,
 		AgentDescription: w.AgentDesc,

@@ -518,6 +518,7 @@ func testWorktree(t *testing.T, s store.Store) {
 	upd, err := s.UpdateSession(ctx, "s1", func(x *store.Session) error {
 		x.Worktree = "/ws/s1/.claude/worktrees/feat"
 		x.WorktreeGitDir = "/ws/s1/.git"
+		x.WorktreeKind, x.WorktreeBranch, x.WorktreeReturn = store.WorktreeEntered, "feat", "/ws/s1/sub"
 		x.Cwd = x.Worktree
 		return nil
 	})
@@ -529,7 +530,8 @@ func testWorktree(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	got, err := s.GetSession(ctx, "s1")
-	if err != nil || got.Worktree != "/ws/s1/.claude/worktrees/feat" || got.Cwd != "/ws/s1/.claude/worktrees/feat/sub" {
+	if err != nil || got.Worktree != "/ws/s1/.claude/worktrees/feat" || got.Cwd != "/ws/s1/.claude/worktrees/feat/sub" ||
+		got.WorktreeKind != store.WorktreeEntered || got.WorktreeBranch != "feat" || got.WorktreeReturn != "/ws/s1/sub" {
 		t.Fatalf("after SetCwd: %+v, %v", got, err)
 	}
 	if c := got.Clone(); c.Worktree != got.Worktree || c.WorktreeGitDir != "/ws/s1/.git" {
@@ -537,13 +539,14 @@ func testWorktree(t *testing.T, s store.Store) {
 	}
 	upd, err = s.UpdateSession(ctx, "s1", func(x *store.Session) error {
 		x.Worktree, x.WorktreeGitDir = "", ""
+		x.WorktreeKind, x.WorktreeBranch, x.WorktreeReturn = "", "", ""
 		x.Cwd = x.Workspace
 		return nil
 	})
 	if err != nil || upd.Worktree != "" || upd.Root() != "/ws/s1" || strings.Join(upd.Dirs(), ",") != "/ws/s1,/shared" {
 		t.Fatalf("clearing the worktree = %+v, %v", upd, err)
 	}
-	if got, err := s.GetSession(ctx, "s1"); err != nil || got.Worktree != "" {
+	if got, err := s.GetSession(ctx, "s1"); err != nil || got.Worktree != "" || got.WorktreeKind != "" || got.WorktreeReturn != "" {
 		t.Fatalf("after clearing: %+v, %v", got, err)
 	}
 }

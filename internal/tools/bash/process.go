@@ -15,13 +15,14 @@ import (
 // one, else in a process group of its own. It has no context: Run kills
 // it (Process.Kill) where the call ends early, and a command moved to the
 // background outlives the call; without a context, os/exec starts no
-// goroutine to watch one.
-func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script string) (shells.Process, error) {
+// goroutine to watch one. The process's Wait calls drain once bash has
+// been reaped, before the rest of the command is killed.
+func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script string, drain func() error) (shells.Process, error) {
 	// argv[0] is the full path, so that bash's messages read
 	// "/bin/bash: line 1: ...", as in Claude Code.
 	args := []string{t.bash, "-c", script}
 	if t.sandbox != nil {
-		return t.sandbox.Command(nil, sandbox.Request{
+		c, err := t.sandbox.Command(nil, sandbox.Request{
 			SessionID: env.SessionID,
 			Dirs:      env.Files.Dirs(),
 			Dir:       cwd,
@@ -29,10 +30,15 @@ func (t *bashTool) command(env *tool.Env, cwd string, environ []string, script s
 			Path:      t.bash,
 			Args:      args,
 		})
+		if err != nil {
+			return nil, err
+		}
+		c.SetDrain(drain)
+		return c, nil
 	}
 	cmd := &exec.Cmd{Path: t.bash, Args: args, Dir: cwd, Env: environ}
-	procgroup.Prepare(cmd, 0) // Run sets the drain bound, sandboxed or not
-	return shells.GroupProcess(cmd), nil
+	procgroup.Prepare(cmd, 0) // the drain is bounded by Run, sandboxed or not
+	return shells.DrainedGroupProcess(cmd, drain), nil
 }
 
 // cwdFile makes the per-call file the shell's EXIT trap writes its final

@@ -66,8 +66,15 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 		}
 	}()
 
-	proc, err := t.command(env, cwd, environ, script)
+	pipes, err := newOutputPipes()
 	if err != nil {
+		return nil, tool.Errorf(tool.KindInternal, "the Bash tool could not make the pipes for the command's output: %v", err)
+	}
+	// Background processes may hold the output pipes open after bash has
+	// exited; the drain stops waiting for them after waitDelay.
+	proc, err := t.command(env, cwd, environ, script, func() error { return pipes.drain(waitDelay) })
+	if err != nil {
+		pipes.close()
 		return nil, tool.Errorf(tool.KindUnavailable, "bash could not be prepared: %v", err)
 	}
 	cmd := proc.Exec()
@@ -79,17 +86,15 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	if prefix != "" {
 		out.err.hide = []byte(prefix)
 	}
-	cmd.Stdout = &out.out
-	cmd.Stderr = &out.err
+	pipes.attach(cmd)
 	stdin(cmd)
-	// Background processes may hold the output pipes open after bash has
-	// exited; WaitDelay stops waiting for them.
-	cmd.WaitDelay = waitDelay
 
 	started := time.Now()
 	if err := proc.Start(); err != nil {
+		pipes.close()
 		return nil, c.startError(ctx, env, cwd, err)
 	}
+	pipes.started(&out.out, &out.err)
 	exited := make(chan struct{})
 	var waitErr error
 	go func() {

@@ -19,7 +19,7 @@ func adopt(t *testing.T, r *Registry, session, command string, before []byte) (I
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	w := &switchWriter{}
 	cmd.Stdout, cmd.Stderr = w, w
-	proc := groupProcess{cmd}
+	proc := groupProcess{cmd: cmd}
 	if err := proc.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +81,14 @@ func TestAdoptKill(t *testing.T) {
 func TestAdoptLimitAndClose(t *testing.T) {
 	r := newRegistry(t, Options{MaxShells: 1})
 	adopt(t, r, "s1", "exec sleep 300", nil)
-	_, _, err := r.Adopt("s1", Adopted{Process: groupProcess{exec.Command("true")}, Exited: make(chan struct{})})
+	_, _, err := r.Adopt("s1", Adopted{Process: groupProcess{cmd: exec.Command("true")}, Exited: make(chan struct{})})
 	if !errors.Is(err, ErrLimit) {
 		t.Fatalf("err = %v, want ErrLimit", err)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = r.Adopt("s1", Adopted{Process: groupProcess{exec.Command("true")}, Exited: make(chan struct{})})
+	_, _, err = r.Adopt("s1", Adopted{Process: groupProcess{cmd: exec.Command("true")}, Exited: make(chan struct{})})
 	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "closed") {
 		t.Fatalf("err = %v, want ErrClosed", err)
 	}

@@ -138,13 +138,13 @@ func startShell(id, dir string, capBytes int64, spec Spec, ended func(Info)) (*s
 		// A nil Env would hand toold's own environment to the command.
 		env = []string{}
 	}
-	pr, pw, err := os.Pipe()
+	pr, pw, err := procgroup.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("shells: output pipe: %w", err)
 	}
 	var outR, outW *os.File
 	if spec.OnStdout != nil {
-		if outR, outW, err = os.Pipe(); err != nil {
+		if outR, outW, err = procgroup.Pipe(); err != nil {
 			pr.Close()
 			pw.Close()
 			return nil, fmt.Errorf("shells: output pipe: %w", err)
@@ -200,13 +200,23 @@ func startShell(id, dir string, capBytes int64, spec Spec, ended func(Info)) (*s
 // GroupProcess is cmd, made ready by procgroup.Prepare, as a Process: a
 // process group of its own, which is what Kill kills and what Wait kills
 // the rest of once bash has been reaped.
-func GroupProcess(cmd *exec.Cmd) Process { return groupProcess{cmd} }
+func GroupProcess(cmd *exec.Cmd) Process { return groupProcess{cmd: cmd} }
 
-type groupProcess struct{ cmd *exec.Cmd }
+// DrainedGroupProcess is GroupProcess whose Wait calls drain once bash has
+// been reaped, before the rest of its group is killed (procgroup.WaitDrain):
+// for a caller that reads the command's output through pipes of its own.
+func DrainedGroupProcess(cmd *exec.Cmd, drain func() error) Process {
+	return groupProcess{cmd: cmd, drain: drain}
+}
+
+type groupProcess struct {
+	cmd   *exec.Cmd
+	drain func() error
+}
 
 func (g groupProcess) Exec() *exec.Cmd                    { return g.cmd }
 func (g groupProcess) Start() error                       { return procgroup.Start(g.cmd) }
-func (g groupProcess) Wait() error                        { return procgroup.Wait(g.cmd) }
+func (g groupProcess) Wait() error                        { return procgroup.WaitDrain(g.cmd, g.drain) }
 func (g groupProcess) Kill() error                        { return procgroup.Kill(g.cmd.Process.Pid) }
 func (g groupProcess) Status() (syscall.WaitStatus, bool) { return procgroup.Status(g.cmd) }
 

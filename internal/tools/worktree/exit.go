@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -79,27 +80,43 @@ func (c *exitCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error)
 		return nil, tool.InvalidInputf("%s", noSession)
 	}
 	req := Request{SessionID: env.SessionID, Dirs: env.Files.Dirs(), Cwd: path, Environ: env.Environ}
-	branch := c.t.m.Branch(ctx, req, path)
-	if branch == "" {
-		branch = BranchName(filepath.Base(path))
+	back := returnDir(s)
+	branch := s.WorktreeBranch
+	if branch == "" && s.WorktreeKind == store.WorktreeMade {
+		// A session that entered its worktree before the branch was
+		// recorded.
+		if branch = c.t.m.Branch(ctx, req, path); branch == "" {
+			branch = BranchName(filepath.Base(path))
+		}
 	}
 	var files, commits int
 	if c.in.Action == "remove" {
-		files, commits, err = c.t.m.Changes(ctx, req, path)
-		if err != nil && !c.in.Discard {
-			return nil, tool.Failf("The worktree's changes could not be read, so it was not removed: %v", err)
-		}
-		if (files > 0 || commits > 0) && !c.in.Discard {
-			return nil, tool.InvalidInputf("Worktree has %s. Removing will discard this work permanently. Confirm with the user, then re-invoke with discard_changes: true — or use action: \"keep\" to preserve the worktree.", changeList(files, commits, branch))
+		switch s.WorktreeKind {
+		case store.WorktreeEntered:
+			return nil, tool.InvalidInputf("This session is not the owner of the worktree at “%s” — it either entered a pre-existing worktree via EnterWorktree({path}) or resumed into a checkout whose liveness lock another running Claude Code session still holds — so this tool will not remove it. Use action: \"keep\" to return to “%s”. If no other session is using it, remove it yourself with `git worktree remove`; while a live session's lock is present, git will refuse and name the owner.", path, back)
+		case store.WorktreeHook:
+			// What a hook made cannot be looked into for work to lose.
+			if !c.in.Discard {
+				return nil, tool.InvalidInputf("Could not verify worktree state at “%s”. Refusing to remove without explicit confirmation. Confirm with the user, then re-invoke with discard_changes: true to proceed — or use action: \"keep\" to preserve the worktree.", path)
+			}
+		default:
+			files, commits, err = c.t.m.Changes(ctx, req, path)
+			if err != nil && !c.in.Discard {
+				return nil, tool.Failf("The worktree's changes could not be read, so it was not removed: %v", err)
+			}
+			if (files > 0 || commits > 0) && !c.in.Discard {
+				return nil, tool.InvalidInputf("Worktree has %s. Removing will discard this work permanently. Confirm with the user, then re-invoke with discard_changes: true — or use action: \"keep\" to preserve the worktree.", changeList(files, commits, branch))
+			}
 		}
 	}
 	// The session leaves first: a removal that fails then leaves a
 	// directory behind, never a session whose directory is gone.
-	back, err := c.t.sessions.UpdateSession(context.WithoutCancel(ctx), env.SessionID, func(s *store.Session) error {
+	left, err := c.t.sessions.UpdateSession(context.WithoutCancel(ctx), env.SessionID, func(s *store.Session) error {
 		if s.Worktree != path {
 			return errMoved
 		}
-		s.Worktree, s.WorktreeGitDir, s.Cwd = "", "", s.Workspace
+		s.Worktree, s.WorktreeGitDir, s.Cwd = "", "", back
+		s.WorktreeKind, s.WorktreeBranch, s.WorktreeReturn = "", "", ""
 		return nil
 	})
 	if err == errMoved {
@@ -108,23 +125,62 @@ func (c *exitCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error)
 	if err != nil {
 		return nil, tool.Errorf(tool.KindUnavailable, "The session could not leave the worktree: %v", err)
 	}
-	// The session's directories now are the workspace's; git runs with
-	// those (the worktree lies inside the workspace).
-	req.Dirs = append([]string{back.Workspace}, back.AdditionalDirs...)
+	// The session's directories now are the workspace's; git and the
+	// hooks run with those (the worktree lies inside the workspace).
+	req.Dirs = append([]string{left.Workspace}, left.AdditionalDirs...)
+	wctx := context.WithoutCancel(ctx)
 	if c.in.Action == "keep" {
-		c.t.m.Unlock(context.WithoutCancel(ctx), req, path)
-		res := tool.Text(fmt.Sprintf("Exited worktree. Your work is preserved at “%s” on branch “%s”. Session is now back in “%s”.", path, branch, back.Workspace))
-		return res.WithMeta("worktree_path", path).WithMeta("worktree_branch", branch), nil
+		if s.WorktreeKind == store.WorktreeMade {
+			c.t.m.Unlock(wctx, req, path)
+		}
+		res := tool.Text(fmt.Sprintf("Exited worktree. Your work is preserved at “%s”%s. Session is now back in “%s”.", path, onBranch(branch), back))
+		return withMeta(res, path, branch), nil
 	}
-	if err := c.t.m.Remove(context.WithoutCancel(ctx), req, path, branch); err != nil {
-		return nil, tool.Bare(tool.Failf("Exited the worktree, but removing it failed: %v. Session is now back in “%s”; the worktree is still at “%s”.", err, back.Workspace, path))
+	if s.WorktreeKind == store.WorktreeHook {
+		if !c.t.m.RemoveByHook(wctx, HookRequest{Request: req, Workspace: left.Workspace}, path, s.WorktreeGitDir) {
+			res := tool.Text(fmt.Sprintf("Exited worktree but could not remove it. It is kept at “%s”. Session is now back in “%s”.", path, back))
+			return withMeta(res, path, branch), nil
+		}
+		res := tool.Text(fmt.Sprintf("Exited and removed worktree at “%s”. Session is now back in “%s”.", path, back))
+		return withMeta(res, path, branch), nil
+	}
+	if err := c.t.m.Remove(wctx, req, path, branch); err != nil {
+		return nil, tool.Bare(tool.Failf("Exited the worktree, but removing it failed: %v. Session is now back in “%s”; the worktree is still at “%s”.", err, back, path))
 	}
 	discarded := ""
 	if c.in.Discard && (files > 0 || commits > 0) {
 		discarded = " Discarded " + lost(files, commits) + "."
 	}
-	res := tool.Text(fmt.Sprintf("Exited and removed worktree at “%s”.%s Session is now back in “%s”.", path, discarded, back.Workspace))
-	return res.WithMeta("worktree_path", path).WithMeta("worktree_branch", branch), nil
+	res := tool.Text(fmt.Sprintf("Exited and removed worktree at “%s”.%s Session is now back in “%s”.", path, discarded, back))
+	return withMeta(res, path, branch), nil
+}
+
+func withMeta(res *tool.Result, path, branch string) *tool.Result {
+	res.WithMeta("worktree_path", path)
+	if branch != "" {
+		res.WithMeta("worktree_branch", branch)
+	}
+	return res
+}
+
+// returnDir is where ExitWorktree takes the session: where it was before
+// it entered its first worktree (or the nested repository that owns the
+// worktree), while that is still a directory of the workspace outside
+// the worktree; else the workspace.
+func returnDir(s *store.Session) string {
+	r := s.WorktreeReturn
+	if r == "" {
+		return s.Workspace
+	}
+	ws := realOr(s.Workspace)
+	real, err := filepath.EvalSymlinks(r)
+	if err != nil || !within(real, ws) || within(real, realOr(s.Worktree)) {
+		return s.Workspace
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return s.Workspace
+	}
+	return r
 }
 
 var errMoved = fmt.Errorf("the session left the worktree meanwhile")

@@ -44,7 +44,12 @@ var errGitOutput = errors.New("git printed more than 4 MiB")
 // run runs git args in dir for the session, with environ (the session's
 // allow-listed environment). A non-zero exit is a result, not an error.
 func (g *gitRunner) run(ctx context.Context, session string, dirs []string, dir string, environ []string, args ...string) (gitResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	return g.runWithin(ctx, gitTimeout, session, dirs, dir, environ, args...)
+}
+
+// runWithin is run with a time limit of its own.
+func (g *gitRunner) runWithin(ctx context.Context, limit time.Duration, session string, dirs []string, dir string, environ []string, args ...string) (gitResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	argv := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "advice.detachedHead=false"}, args...)
 	env := append(append([]string(nil), environ...), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
@@ -103,7 +108,7 @@ func (g *gitRunner) run(ctx context.Context, session string, dirs []string, dir 
 		}
 	default:
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("git did not finish within %s", gitTimeout)
+			return res, fmt.Errorf("git did not finish within %s", limit)
 		}
 		return res, err
 	}

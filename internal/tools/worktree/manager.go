@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toold/toold/internal/hooks"
 	"github.com/toold/toold/internal/sandbox"
 )
 
@@ -23,6 +24,17 @@ type Options struct {
 	// BashPath is the shell the sandbox starts git through; empty:
 	// /bin/bash.
 	BashPath string
+	// BaseRef is the operator's worktree.baseRef: BaseFresh, BaseHead, or
+	// "" (the workspace's setting when WorkspaceSettings, else fresh).
+	BaseRef string
+	// WorkspaceSettings reads worktree.baseRef from each workspace's
+	// .claude/settings.local.json and settings.json when BaseRef is "".
+	WorkspaceSettings bool
+	// Hooks runs the WorktreeCreate and WorktreeRemove hooks; nil: none.
+	Hooks Hooks
+	// OnHook receives the report of each worktree hook that ran (for the
+	// log and the trace); nil drops them.
+	OnHook func(ctx context.Context, sessionID string, r hooks.Report)
 }
 
 // Manager makes and removes git worktrees of sessions' repositories. The
@@ -30,13 +42,14 @@ type Options struct {
 // session a worktree of its own (a subagent's isolation).
 type Manager struct {
 	git     gitRunner
+	opts    Options
 	initErr error
 }
 
 // NewManager returns a Manager. A missing git does not fail it: each use
 // then reports the problem.
 func NewManager(opts Options) *Manager {
-	m := &Manager{git: gitRunner{git: opts.GitPath, bash: opts.BashPath, sandbox: opts.Sandbox}}
+	m := &Manager{git: gitRunner{git: opts.GitPath, bash: opts.BashPath, sandbox: opts.Sandbox}, opts: opts}
 	if m.git.git == "" {
 		p, err := exec.LookPath("git")
 		if err != nil {
@@ -88,9 +101,14 @@ var ErrNotRepo = errors.New("Cannot create a worktree: not in a git repository a
 // session reach files it may not.
 type OutsideError struct {
 	What, Path string
+	// Enter: the refusal of EnterWorktree's path, not of a new worktree.
+	Enter bool
 }
 
 func (e *OutsideError) Error() string {
+	if e.Enter {
+		return fmt.Sprintf("Cannot enter worktree: the %s (%s) is outside the session's workspace.", e.What, e.Path)
+	}
 	return fmt.Sprintf("Cannot create a worktree: the %s (%s) is outside the session's workspace.", e.What, e.Path)
 }
 
@@ -108,11 +126,13 @@ func (e *GitError) Error() string {
 	return msg
 }
 
-// Create makes a worktree of the repository that holds req.Cwd, on a new
-// branch from its HEAD, under the repository's .claude/worktrees/, and
-// locks it (git worktree lock) while a session works in it. The
-// repository, its git directory and the new worktree must all be inside
-// the session's primary directory.
+// Create makes a worktree of the repository that holds req.Cwd, under the
+// repository's .claude/worktrees/, on branch worktree-<name> (reset to the
+// base when it exists, as Claude Code's git worktree add -B does) from the
+// base worktree.baseRef chooses (see base), and locks it (git worktree
+// lock) while a session works in it. The repository, its git directory
+// and the new worktree must all be inside the session's primary
+// directory.
 func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 	if m.initErr != nil {
 		return Worktree{}, m.initErr
@@ -159,7 +179,11 @@ func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 			return Worktree{}, &OutsideError{What: "worktree directory", Path: d + " (not a plain directory)"}
 		}
 	}
-	res, err := m.git.run(ctx, req.SessionID, req.Dirs, top, req.Environ, "worktree", "add", "-b", wt.Branch, wt.Path, "HEAD")
+	base, err := m.base(ctx, req, top)
+	if err != nil {
+		return Worktree{}, err
+	}
+	res, err := m.git.run(ctx, req.SessionID, req.Dirs, top, req.Environ, "worktree", "add", "--no-track", "-B", wt.Branch, wt.Path, base+"^{commit}")
 	if err != nil {
 		return Worktree{}, err
 	}

@@ -1,22 +1,43 @@
-// Package worktree implements EnterWorktree and ExitWorktree: a git
-// worktree of the session's repository that the session's tools then work
-// in, and the way back.
+// Package worktree implements EnterWorktree and ExitWorktree: a worktree
+// of the session's repository that the session's tools then work in, and
+// the way back.
 //
 // Decisions, following Claude Code 2.1.332 (recorded with the oracle,
-// test/conformance/cases_worktree.json): the worktree goes to
-// <repo>/.claude/worktrees/<name> on a new branch worktree-<name> ("/" in
-// a name becomes "+"), made from HEAD and locked while the session is in
-// it; the session's directory becomes the worktree. toold goes further
-// than moving the cwd: while the session is in a worktree, the worktree is
-// the session's primary directory (store.Session.Worktree), so file
-// containment, the sandbox's write grants and the anchor of permission
-// rules are the worktree's, on every replica, until ExitWorktree. The
-// repository, its git directory and the worktree must lie inside the
-// session's workspace: a tenant's session never reaches past its subtree.
-// git runs confined like a Bash command, with hooks and the fsmonitor off.
-// Not done: entering an existing worktree with `path` (refused with a
-// clear error), WorktreeCreate/WorktreeRemove hooks, and Claude Code's
-// `fresh` base (origin/<default branch>): toold branches from HEAD.
+// test/conformance/cases_worktree*.json and host_cases_worktree.json):
+//   - a new worktree goes to <repo>/.claude/worktrees/<name> on branch
+//     worktree-<name> ("/" in a name becomes "+"), made with git worktree
+//     add -B from the base worktree.baseRef names: "fresh" (the default)
+//     is origin's default branch, fetched when the local copy is missing
+//     or a day old, else the local HEAD; "head" is the local HEAD. It is
+//     locked while the session is in it;
+//   - with `path` the session enters an existing linked worktree of its
+//     repository (or, on first entry, of a repository nested inside it);
+//     from a worktree only one under .claude/worktrees. ExitWorktree
+//     leaves such a worktree (keep) and never removes it. A path outside
+//     the repository's .claude/worktrees needs permission (a safety check
+//     no allow rule answers);
+//   - with WorktreeCreate hooks configured, the hook makes the worktree
+//     (in a repository too) and prints its path; ExitWorktree removes it
+//     with the WorktreeRemove hooks, and only with discard_changes, as it
+//     cannot tell what would be lost.
+//
+// toold goes further than moving the cwd: while the session is in a
+// worktree, the worktree is the session's primary directory
+// (store.Session.Worktree), so file containment, the sandbox's write
+// grants and the anchor of permission rules are the worktree's, on every
+// replica, until ExitWorktree. Whatever Claude Code accepts, the worktree,
+// its repository and that repository's git directory must lie inside the
+// session's workspace, symlinks resolved, for worktrees made, entered or
+// printed by a hook alike: a tenant's session never reaches past its
+// subtree. git runs confined like a Bash command, with hooks and the
+// fsmonitor off; the fetch of a fresh base also runs no program the
+// repository's configuration names (see fetchConfig).
+//
+// Not done: resuming a worktree of the same name (Claude Code's
+// "Resumed worktree at ...": toold refuses the name while its directory
+// exists), the liveness check of another session's lock on a worktree
+// entered by path, and hooks for subagents' worktrees (isolation
+// "worktree" uses git only).
 package worktree
 
 import (
@@ -72,7 +93,7 @@ func (t *enterTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		return nil, tool.InvalidInputf("Invalid input for EnterWorktree: %v", err)
 	}
 	if in.Name != nil && in.Path != nil {
-		return nil, tool.InvalidInputf("InputValidationError: [\n  {\n    \"code\": \"custom\",\n    \"message\": \"Provide either name or path, not both\",\n    \"path\": []\n  }\n]")
+		return nil, tool.InvalidInputf("InputValidationError: [\n  {\n    \"code\": \"custom\",\n    \"path\": [],\n    \"message\": \"Provide at most one of `name` or `path`, not both.\"\n  }\n]")
 	}
 	c := &enterCall{t: t}
 	if in.Name != nil {
@@ -82,6 +103,7 @@ func (t *enterTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 		c.name = *in.Name
 	}
 	if in.Path != nil {
+		// An empty path is no path, as in Claude Code: a new worktree.
 		c.path = *in.Path
 	}
 	return c, nil
@@ -90,15 +112,39 @@ func (t *enterTool) Parse(raw json.RawMessage) (tool.Invocation, error) {
 type enterCall struct {
 	t          *enterTool
 	name, path string
+	// managed: path leads into the session repository's own
+	// .claude/worktrees (Situate).
+	managed bool
 }
 
-// Traits: EnterWorktree needs no permission in Claude Code. It writes
-// only below the repository (confined as a Bash command is) and runs
-// alone, so that two calls of a turn do not race for the session.
-func (c *enterCall) Traits() tool.Traits { return tool.Traits{ReadOnly: true} }
+// Situate is told the session's directory before the call is decided:
+// whether path leads into the repository's .claude/worktrees decides
+// whether the call needs permission.
+func (c *enterCall) Situate(cwd string) {
+	if c.path != "" {
+		c.managed = managedPath(cwd, c.path)
+	}
+}
+
+// Traits: EnterWorktree needs no permission in Claude Code to make a
+// worktree or to enter one of the repository's .claude/worktrees: it
+// writes only below the repository (confined as a Bash command is). A
+// path anywhere else moves the session's write access there, which Claude
+// Code asks about in every mode but bypassPermissions, whatever the allow
+// rules say (a safety check; dontAsk denies it). It runs alone, so that
+// two calls of a turn do not race for the session.
+func (c *enterCall) Traits() tool.Traits {
+	if c.path == "" || c.managed {
+		return tool.Traits{ReadOnly: true}
+	}
+	return tool.Traits{SafetyCheck: true}
+}
 
 func (c *enterCall) Activity() tool.Activity {
-	if c.name != "" {
+	switch {
+	case c.path != "":
+		return tool.Activity{Summary: "Enter worktree " + c.path}
+	case c.name != "":
 		return tool.Activity{Summary: "Enter worktree " + c.name}
 	}
 	return tool.Activity{Summary: "Enter a new worktree"}
@@ -107,47 +153,127 @@ func (c *enterCall) Activity() tool.Activity {
 // alreadyIn is Claude Code's refusal of a second worktree.
 const alreadyIn = "Already in a worktree session. Pass `path` to switch into another existing worktree, or use ExitWorktree to leave this one before creating a new worktree."
 
+// enterTail ends every EnterWorktree result.
+const enterTail = " The session is now working in the worktree. Use ExitWorktree to leave mid-session, or exit the session to be prompted."
+
 func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	s, err := c.t.sessions.GetSession(ctx, env.SessionID)
 	if err != nil {
 		return nil, tool.Errorf(tool.KindUnavailable, "The session could not be read: %v", err)
 	}
 	if c.path != "" {
-		if s.Worktree != "" {
-			return nil, tool.InvalidInputf("Switching worktrees with `path` is not supported here. Use ExitWorktree to leave this one first.")
-		}
-		return nil, tool.InvalidInputf("Entering an existing worktree with `path` is not supported here. Omit `path` (and optionally pass `name`) to create a new worktree.")
+		return c.enterPath(ctx, env, s)
 	}
 	if s.Worktree != "" {
 		return nil, tool.InvalidInputf("%s", alreadyIn)
 	}
-	req := Request{SessionID: env.SessionID, Dirs: env.Files.Dirs(), Cwd: env.Cwd, Environ: env.Environ, Name: c.name}
-	wt, err := c.t.m.Create(ctx, req)
+	name := c.name
+	if name == "" {
+		name = randomName()
+	}
+	req := Request{SessionID: env.SessionID, Dirs: env.Files.Dirs(), Cwd: env.Cwd, Environ: env.Environ, Name: name}
+	kind := store.WorktreeMade
+	wt, ran, err := c.t.m.CreateByHook(ctx, HookRequest{Request: req, Workspace: s.Workspace}, name)
+	if ran {
+		kind = store.WorktreeHook
+	} else if err == nil {
+		wt, err = c.t.m.Create(ctx, req)
+	}
 	if err != nil {
-		if te, ok := err.(*tool.Error); ok {
-			return nil, te
-		}
-		return nil, tool.Bare(tool.Failf("%s", err.Error()))
+		return nil, toolError(err)
 	}
 	_, err = c.t.sessions.UpdateSession(context.WithoutCancel(ctx), env.SessionID, func(s *store.Session) error {
 		if s.Worktree != "" {
 			return errBusy
 		}
+		// ExitWorktree returns to where the session is now.
+		back := s.Cwd
 		s.Worktree, s.WorktreeGitDir, s.Cwd = wt.Path, wt.GitDir, wt.Path
+		s.WorktreeKind, s.WorktreeBranch, s.WorktreeReturn = kind, wt.Branch, back
 		return nil
 	})
 	if err != nil {
-		// The session did not move: what was made goes again.
-		c.t.m.Remove(context.WithoutCancel(ctx), req, wt.Path, wt.Branch)
+		// The session did not move: what git made goes again (a hook's
+		// worktree is the hook's to remove).
+		if kind == store.WorktreeMade {
+			c.t.m.Remove(context.WithoutCancel(ctx), req, wt.Path, wt.Branch)
+		}
 		if err == errBusy {
 			return nil, tool.InvalidInputf("%s", alreadyIn)
 		}
 		return nil, tool.Errorf(tool.KindUnavailable, "The session could not be moved into the worktree: %v", err)
 	}
-	res := tool.Text(fmt.Sprintf("Created worktree at “%s” on branch “%s”. The session is now working in the worktree. Use ExitWorktree to leave mid-session, or exit the session to be prompted.", wt.Path, wt.Branch))
+	res := tool.Text("Created worktree at “" + wt.Path + "”" + onBranch(wt.Branch) + "." + enterTail)
 	res.WithMeta("worktree_path", wt.Path)
-	res.WithMeta("worktree_branch", wt.Branch)
+	if wt.Branch != "" {
+		res.WithMeta("worktree_branch", wt.Branch)
+	}
 	return res, nil
+}
+
+// enterPath moves the session into the existing worktree at c.path. From
+// a worktree EnterWorktree made, the session lets go of that one (it is
+// unlocked and left on disk) and ExitWorktree will only leave the new
+// one. ExitWorktree returns to where the session was before its first
+// worktree, or to the nested repository that owns this one.
+func (c *enterCall) enterPath(ctx context.Context, env *tool.Env, s *store.Session) (*tool.Result, error) {
+	// git runs with the workspace's directories: the repository's main
+	// checkout is out of the session's reach while it is in a worktree.
+	dirs := append([]string{s.Workspace}, s.AdditionalDirs...)
+	req := Request{SessionID: env.SessionID, Dirs: dirs, Cwd: env.Cwd, Environ: env.Environ}
+	wt, err := c.t.m.Enter(ctx, req, c.path, s.Worktree != "")
+	if err != nil {
+		return nil, toolError(err)
+	}
+	var left *store.Session
+	_, err = c.t.sessions.UpdateSession(context.WithoutCancel(ctx), env.SessionID, func(cur *store.Session) error {
+		if cur.Worktree != s.Worktree {
+			return errMoved
+		}
+		left = cur.Clone()
+		back := cur.WorktreeReturn
+		if cur.Worktree == "" {
+			back = cur.Cwd
+		}
+		if wt.Nested {
+			back = wt.Repo
+		}
+		cur.Worktree, cur.WorktreeGitDir, cur.Cwd = wt.Path, wt.GitDir, wt.Path
+		cur.WorktreeKind, cur.WorktreeBranch, cur.WorktreeReturn = store.WorktreeEntered, wt.Branch, back
+		return nil
+	})
+	if err == errMoved {
+		return nil, tool.Errorf(tool.KindUnavailable, "The session entered or left a worktree while this call ran; nothing was changed. Call EnterWorktree again.")
+	}
+	if err != nil {
+		return nil, tool.Errorf(tool.KindUnavailable, "The session could not be moved into the worktree: %v", err)
+	}
+	if left.Worktree != "" && left.Worktree != wt.Path && left.WorktreeKind == store.WorktreeMade {
+		// No longer this session's: git may prune it again.
+		c.t.m.Unlock(context.WithoutCancel(ctx), req, left.Worktree)
+	}
+	res := tool.Text("Entered worktree at “" + wt.Path + "”" + onBranch(wt.Branch) + "." + enterTail)
+	res.WithMeta("worktree_path", wt.Path)
+	if wt.Branch != "" {
+		res.WithMeta("worktree_branch", wt.Branch)
+	}
+	return res, nil
+}
+
+func onBranch(branch string) string {
+	if branch == "" {
+		return ""
+	}
+	return " on branch “" + branch + "”"
+}
+
+// toolError is what the model reads of a failure: a tool error as it is,
+// anything else bare, as Claude Code's tools throw it.
+func toolError(err error) error {
+	if te, ok := err.(*tool.Error); ok {
+		return te
+	}
+	return tool.Bare(tool.Failf("%s", err.Error()))
 }
 
 var errBusy = fmt.Errorf("already in a worktree")

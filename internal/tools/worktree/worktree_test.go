@@ -21,7 +21,7 @@ func gitEnv(home string) []string {
 	return []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "LANG=C.UTF-8", "GIT_CONFIG_NOSYSTEM=1"}
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 	cmd.Dir, cmd.Env = dir, gitEnv(dir)
@@ -33,7 +33,7 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 // newRepo makes a repository with one commit in dir.
-func newRepo(t *testing.T, dir string) {
+func newRepo(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -267,19 +267,5 @@ func TestTools(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("worktree kept: %v", err)
-	}
-}
-
-func TestPathIsRefusedPlainly(t *testing.T) {
-	needGit(t)
-	env, _, _ := tooltest.Env(t)
-	st := memstore.New()
-	st.CreateSession(context.Background(), &store.Session{ID: env.SessionID, Workspace: env.Cwd, Cwd: env.Cwd})
-	enter, _ := New(NewManager(Options{}), st)
-	if _, err := tooltest.Run(t, enter, env, map[string]any{"path": env.Cwd}); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Fatalf("path: %v", err)
-	}
-	if _, err := tooltest.Run(t, enter, env, map[string]any{"path": "x", "name": "y"}); err == nil {
-		t.Fatal("name and path together accepted")
 	}
 }

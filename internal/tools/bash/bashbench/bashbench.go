@@ -38,6 +38,12 @@ type Figures struct {
 	// call (the sandbox's warm helpers, which are part of toold's cost
 	// but not of its own process); 0 where there are none.
 	HelperCPU time.Duration
+	// ToolSwitches and BareSwitches are the context switches of the
+	// benchmark process's threads per call (voluntary and involuntary,
+	// RUSAGE_SELF), in the same runs as the CPU: a count that the load of
+	// the machine moves less than time, and that much of the CPU follows
+	// (each switch puts a thread to sleep or wakes one).
+	ToolSwitches, BareSwitches float64
 }
 
 // Run interleaves a Bash tool call of `true` (Parse and Run) with a bare
@@ -46,7 +52,9 @@ type Figures struct {
 // added-p50-ns (the median of the per-pair differences) and p50-ratio.
 // Around that run it measures CPU in 2×150 calls of each alone:
 // tool-cpu-ns/op (toold's own CPU per call), bare-cpu-ns/op and
-// helper-cpu-ns/op (the sandbox's warm helpers, 10 ms ticks).
+// helper-cpu-ns/op (the sandbox's warm helpers, 10 ms ticks), and the
+// context switches of the process per call, tool-switches/op and
+// bare-switches/op.
 func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 	raw := json.RawMessage(`{"command":"true"}`)
 	ctx := context.Background()
@@ -83,20 +91,23 @@ func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 	// spent it, divided by the calls. In the interleaved run one side's
 	// leftovers (garbage, cold caches) would be charged to the other.
 	const aloneRuns = 150
-	alone := func(call func() time.Duration) (self, helpers time.Duration) {
-		cpu, kids := selfCPU(), liveChildrenCPU()
+	alone := func(call func() time.Duration) (self, helpers time.Duration, switches int64) {
+		cpu, kids, sw := selfCPU(), liveChildrenCPU(), selfSwitches()
 		for range aloneRuns {
 			call()
 		}
-		return selfCPU() - cpu, liveChildrenCPU() - kids
+		return selfCPU() - cpu, liveChildrenCPU() - kids, selfSwitches() - sw
 	}
 	var f Figures
 	var bareCPU, toolCPU, helperCPU time.Duration
+	var bareSw, toolSw int64
 	measure := func() {
-		s, _ := alone(bare)
+		s, _, sw := alone(bare)
 		bareCPU += s
-		s, h := alone(viaTool)
+		bareSw += sw
+		s, h, sw := alone(viaTool)
 		toolCPU += s
+		toolSw += sw
 		helperCPU += max(h, 0)
 	}
 	measure()
@@ -116,6 +127,8 @@ func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 	f.BareCPU = bareCPU / (2 * aloneRuns)
 	f.ToolCPU = toolCPU / (2 * aloneRuns)
 	f.HelperCPU = helperCPU / (2 * aloneRuns)
+	f.BareSwitches = float64(bareSw) / (2 * aloneRuns)
+	f.ToolSwitches = float64(toolSw) / (2 * aloneRuns)
 	f.ToolP50, f.BareP50, f.AddedP50 = median(tools), median(bares), median(diffs)
 	b.ReportMetric(float64(f.ToolP50.Nanoseconds()), "tool-p50-ns")
 	b.ReportMetric(float64(f.BareP50.Nanoseconds()), "bare-p50-ns")
@@ -124,6 +137,8 @@ func Run(b *testing.B, tl tool.Tool, env *tool.Env, bash string) Figures {
 	b.ReportMetric(float64(f.ToolCPU.Nanoseconds()), "tool-cpu-ns/op")
 	b.ReportMetric(float64(f.BareCPU.Nanoseconds()), "bare-cpu-ns/op")
 	b.ReportMetric(float64(f.HelperCPU.Nanoseconds()), "helper-cpu-ns/op")
+	b.ReportMetric(f.ToolSwitches, "tool-switches/op")
+	b.ReportMetric(f.BareSwitches, "bare-switches/op")
 	return f
 }
 
@@ -133,6 +148,14 @@ func selfCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// selfSwitches counts the context switches of this process's threads so
+// far, voluntary and involuntary.
+func selfSwitches() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw + ru.Nivcsw
 }
 
 // liveChildrenCPU is the CPU time so far of this process's children that

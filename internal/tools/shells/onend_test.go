@@ -56,7 +56,7 @@ func TestOnEndHearsEveryShellOnce(t *testing.T) {
 	}
 	cmd := exec.Command(bashPath(t), "-c", "true")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	proc := groupProcess{cmd}
+	proc := groupProcess{cmd: cmd}
 	if err := proc.Start(); err != nil {
 		t.Fatal(err)
 	}

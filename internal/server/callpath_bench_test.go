@@ -22,6 +22,7 @@ import (
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/server"
 	"github.com/toold/toold/internal/session"
+	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/read"
@@ -41,9 +42,11 @@ type pathFixture struct {
 	seq    atomic.Int64
 }
 
-func newPathFixture(b *testing.B) *pathFixture {
+func newPathFixture(b *testing.B) *pathFixture { return newPathFixtureOn(b, memstore.New()) }
+
+// newPathFixtureOn is the fixture on the given store.
+func newPathFixtureOn(b *testing.B, st store.Store) *pathFixture {
 	b.Helper()
-	st := memstore.New()
 	reg, err := tool.NewRegistry(read.New(read.Options{}))
 	if err != nil {
 		b.Fatal(err)

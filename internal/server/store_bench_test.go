@@ -1,7 +1,8 @@
-package bench
+package server_test
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -33,43 +34,59 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	}
 }
 
-// redisStore starts a private redis-server and a store on it whose round
-// trips are counted.
-func redisStore(b *testing.B) (store.Store, *roundTrips) {
-	addr := redistest.Start(b)
-	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
-	rt := &roundTrips{}
-	c.AddHook(rt)
-	b.Cleanup(func() { c.Close() })
-	return redisstore.New(c, redisstore.Options{KeyPrefix: "bench:"}), rt
-}
-
-// BenchmarkStoreRead compares a cheap call (Read of a small file) on the
-// in-memory store and on Redis, serially (p50) and from 64 callers
-// (throughput), and reports Redis round trips per call.
+// BenchmarkStoreRead is one small Read per op on the in-memory store and
+// on a private Redis, from one caller and from 64, with the Redis round
+// trips per call (rtt/call): what the shared store adds to a cheap call.
 func BenchmarkStoreRead(b *testing.B) {
 	ctx := context.Background()
 	for _, name := range []string{"memory", "redis"} {
 		b.Run(name, func(b *testing.B) {
 			var st store.Store = memstore.New()
-			var rt *roundTrips
+			rt := &roundTrips{}
 			if name == "redis" {
-				st, rt = redisStore(b)
+				c := redis.NewClient(&redis.Options{Addr: redistest.Start(b), PoolSize: 128})
+				c.AddHook(rt)
+				b.Cleanup(func() { c.Close() })
+				st = redisstore.New(c, redisstore.Options{KeyPrefix: "bench:"})
 			}
-			f := startWith(b, st)
-			op := func() error { return f.execute(ctx, "Read", map[string]any{"file_path": f.file}) }
-			run := func(b *testing.B, how func(*testing.B, func() error)) {
-				var before int64
-				if rt != nil {
-					before = rt.n.Load()
-				}
-				how(b, op)
-				if rt != nil {
+			f := newPathFixtureOn(b, st)
+			report := func(b *testing.B, before int64) {
+				if name == "redis" {
 					b.ReportMetric(float64(rt.n.Load()-before)/float64(b.N), "rtt/call")
 				}
 			}
-			b.Run("serial", func(b *testing.B) { run(b, measure) })
-			b.Run("parallel64", func(b *testing.B) { run(b, parallel) })
+			b.Run("serial", func(b *testing.B) {
+				before := rt.n.Load()
+				for b.Loop() {
+					if err := f.reads(ctx, 1); err != nil {
+						b.Fatal(err)
+					}
+				}
+				report(b, before)
+			})
+			b.Run("parallel64", func(b *testing.B) {
+				before := rt.n.Load()
+				var (
+					wg   sync.WaitGroup
+					left atomic.Int64
+				)
+				left.Store(int64(b.N))
+				b.ResetTimer()
+				for range 64 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for left.Add(-1) >= 0 {
+							if err := f.reads(ctx, 1); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				report(b, before)
+			})
 		})
 	}
 }

@@ -182,6 +182,10 @@ func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error
 	if err != nil {
 		return nil, toolError(err)
 	}
+	if wt.Guest {
+		// Another holds its lock: the session may leave it, not remove it.
+		kind = store.WorktreeEntered
+	}
 	_, err = c.t.sessions.UpdateSession(context.WithoutCancel(ctx), env.SessionID, func(s *store.Session) error {
 		if s.Worktree != "" {
 			return errBusy
@@ -194,16 +198,20 @@ func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error
 	})
 	if err != nil {
 		// The session did not move: what git made goes again (a hook's
-		// worktree is the hook's to remove).
-		if kind == store.WorktreeMade {
+		// worktree is the hook's to remove, a resumed one stays as it
+		// was found, let go of).
+		switch {
+		case kind == store.WorktreeMade && !wt.Resumed:
 			c.t.m.Remove(context.WithoutCancel(ctx), req, wt.Path, wt.Branch)
+		case kind == store.WorktreeMade:
+			c.t.m.Unlock(context.WithoutCancel(ctx), req, wt.Path)
 		}
 		if err == errBusy {
 			return nil, tool.InvalidInputf("%s", alreadyIn)
 		}
 		return nil, tool.Errorf(tool.KindUnavailable, "The session could not be moved into the worktree: %v", err)
 	}
-	res := tool.Text("Created worktree at “" + wt.Path + "”" + onBranch(wt.Branch) + "." + enterTail)
+	res := tool.Text(createdText(wt))
 	res.WithMeta("worktree_path", wt.Path)
 	if wt.Branch != "" {
 		res.WithMeta("worktree_branch", wt.Branch)
@@ -258,6 +266,20 @@ func (c *enterCall) enterPath(ctx context.Context, env *tool.Env, s *store.Sessi
 		res.WithMeta("worktree_branch", wt.Branch)
 	}
 	return res, nil
+}
+
+// createdText is EnterWorktree's result for a worktree of a name:
+// Claude Code's words for a new one, one resumed as it was, and one reset
+// to the current base.
+func createdText(wt Worktree) string {
+	verb, note := "Created", ""
+	switch {
+	case wt.Reset:
+		verb, note = "Reused", " A worktree with this name already existed; its previous work was fully merged upstream, so it was reset to the current base."
+	case wt.Resumed:
+		verb, note = "Resumed", " A worktree with this name already existed and was resumed as-is — it may carry an earlier session’s commits. Pass a different name if you wanted a fresh worktree."
+	}
+	return verb + " worktree at “" + wt.Path + "”" + onBranch(wt.Branch) + "." + note + enterTail
 }
 
 func onBranch(branch string) string {

@@ -172,19 +172,9 @@ func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error
 		name = randomName()
 	}
 	req := Request{SessionID: env.SessionID, Dirs: env.Files.Dirs(), Cwd: env.Cwd, Environ: env.Environ, Name: name}
-	kind := store.WorktreeMade
-	wt, ran, err := c.t.m.CreateByHook(ctx, HookRequest{Request: req, Workspace: s.Workspace}, name)
-	if ran {
-		kind = store.WorktreeHook
-	} else if err == nil {
-		wt, err = c.t.m.Create(ctx, req)
-	}
+	wt, kind, err := c.t.m.Make(ctx, HookRequest{Request: req, Workspace: s.Workspace})
 	if err != nil {
 		return nil, toolError(err)
-	}
-	if wt.Guest {
-		// Another holds its lock: the session may leave it, not remove it.
-		kind = store.WorktreeEntered
 	}
 	_, err = c.t.sessions.UpdateSession(context.WithoutCancel(ctx), env.SessionID, func(s *store.Session) error {
 		if s.Worktree != "" {

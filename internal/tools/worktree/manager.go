@@ -141,10 +141,12 @@ func (e *GitError) Error() string {
 // Create makes a worktree of the repository that holds req.Cwd, under the
 // repository's .claude/worktrees/, on branch worktree-<name> (reset to the
 // base when it exists, as Claude Code's git worktree add -B does) from the
-// base worktree.baseRef chooses (see base), and locks it (git worktree
-// lock) while a session works in it. The repository, its git directory
-// and the new worktree must all be inside the session's primary
-// directory.
+// base worktree.baseRef chooses (see base), records that base in the
+// worktree's records (CLAUDE_BASE), and locks it (git worktree lock)
+// while a session works in it. When the worktree's folder exists it is
+// resumed instead, or refused, as Claude Code does (see resume). The
+// repository, its git directory and the worktree must all be inside the
+// session's primary directory.
 func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 	if m.initErr != nil {
 		return Worktree{}, m.initErr

@@ -19,7 +19,16 @@
 //   - with WorktreeCreate hooks configured, the hook makes the worktree
 //     (in a repository too) and prints its path; ExitWorktree removes it
 //     with the WorktreeRemove hooks, and only with discard_changes, as it
-//     cannot tell what would be lost.
+//     cannot tell what would be lost;
+//   - a name whose folder exists is resumed (cases_worktree_resume.json):
+//     a linked worktree of the repository is taken up as it is, or reset
+//     to a fresh base when it has nothing of its own; an orphan is cleared
+//     away and made anew; another repository's worktree, a link on the
+//     way and anything git refuses are refused. The session owns what it
+//     resumed unless another holds its lock (see resume.go);
+//   - a subagent's isolation "worktree" comes through the same path
+//     (Manager.Make): the hooks when configured, else git, under Claude
+//     Code's name agent-<id>.
 //
 // toold goes further than moving the cwd: while the session is in a
 // worktree, the worktree is the session's primary directory
@@ -27,17 +36,16 @@
 // grants and the anchor of permission rules are the worktree's, on every
 // replica, until ExitWorktree. Whatever Claude Code accepts, the worktree,
 // its repository and that repository's git directory must lie inside the
-// session's workspace, symlinks resolved, for worktrees made, entered or
-// printed by a hook alike: a tenant's session never reaches past its
-// subtree. git runs confined like a Bash command, with hooks and the
-// fsmonitor off; the fetch of a fresh base also runs no program the
+// session's workspace, symlinks resolved, for worktrees made, entered,
+// resumed or printed by a hook alike: a tenant's session never reaches
+// past its subtree. git runs confined like a Bash command, with hooks and
+// the fsmonitor off; the fetch of a fresh base also runs no program the
 // repository's configuration names (see fetchConfig).
 //
-// Not done: resuming a worktree of the same name (Claude Code's
-// "Resumed worktree at ...": toold refuses the name while its directory
-// exists), the liveness check of another session's lock on a worktree
-// entered by path, and hooks for subagents' worktrees (isolation
-// "worktree" uses git only).
+// Not done: the liveness check of another session's lock on a worktree
+// entered by path, and what Claude Code does with a subagent's worktree
+// when the subagent ends (it removes a clean git one and names a kept one
+// in the Agent result; toold keeps it for the child's ExitWorktree).
 package worktree
 
 import (

@@ -250,8 +250,11 @@ var (
 )
 
 // Changes counts what removing a worktree would lose: files with changes
-// not committed (untracked ones included) and commits on its branch that
-// no other branch holds.
+// not committed (untracked ones included), and commits: those made since
+// the base recorded for it (CLAUDE_BASE, as Claude Code counts them from
+// the commit its session started from, so that a worktree from a fresh
+// base, or one reset to it, counts none of origin's), else those on its
+// branch that no other branch holds.
 func (m *Manager) Changes(ctx context.Context, req Request, path string) (files, commits int, err error) {
 	if m.initErr != nil {
 		return 0, 0, m.initErr
@@ -266,6 +269,15 @@ func (m *Manager) Changes(ctx context.Context, req Request, path string) (files,
 	for _, l := range strings.Split(res.stdout, "\n") {
 		if l != "" {
 			files++
+		}
+	}
+	if common, err := m.revParse(ctx, req, path, "--path-format=absolute", "--git-common-dir"); err == nil {
+		if base := m.readBase(Worktree{Path: path, GitDir: common}); base != "" {
+			res, err := m.git.run(ctx, req.SessionID, req.Dirs, path, req.Environ, "rev-list", "--count", base+"..HEAD", "--")
+			if err == nil && res.exit == 0 {
+				commits, _ = strconv.Atoi(strings.TrimSpace(res.stdout))
+				return files, commits, nil
+			}
 		}
 	}
 	branch := m.Branch(ctx, req, path)

@@ -60,7 +60,7 @@ func pointer(dir string) (admin string, ok bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}
-	b, err := readSmall(filepath.Join(dir, ".git"))
+	b, err := readNoFollow(filepath.Join(dir, ".git"))
 	if err != nil {
 		return "", false
 	}
@@ -106,10 +106,24 @@ func (m *Manager) resume(ctx context.Context, req Request, wt *Worktree) (resume
 		return false, nil
 	}
 	// The records lie in the repository's git directory, inside the
-	// workspace: git may run in the worktree now.
+	// workspace. git follows their commondir to the objects and refs it
+	// works on: that must be the repository's own, or git in the
+	// worktree would work on another's (toold's check, not Claude
+	// Code's). Then git may run in the worktree.
+	if !commonIs(realOr(admin), wt.GitDir) {
+		return false, &ResumeError{Msg: "The worktree directory at " + wt.Path + " belongs to a different repository. Remove it if it has no work to keep, or choose a different worktree name."}
+	}
 	head := m.commit(ctx, req, wt.Path, "HEAD")
 	if head == "" {
 		return false, nil
+	}
+	// A core.worktree in the worktree's configuration would send its
+	// checkout elsewhere (toold's check, as for a hook's folder).
+	if top, err := m.revParse(ctx, req, wt.Path, "--show-toplevel"); err != nil || top != wt.Path {
+		if err != nil {
+			return false, err
+		}
+		return false, &ResumeError{Msg: "Refusing to resume " + wt.Path + ": git resolves its working tree to " + top + " (a core.worktree redirect), so commands run there would write outside the worktree. Remove the redirect or choose a different worktree name."}
 	}
 	wt.Resumed = true
 	if m.baseRef(req) == BaseFresh {
@@ -117,6 +131,43 @@ func (m *Manager) resume(ctx context.Context, req Request, wt *Worktree) (resume
 	}
 	wt.Guest = !m.lock(ctx, req, *wt)
 	return true, nil
+}
+
+// commonIs reports whether the worktree records at admin name common as
+// their repository's git directory (their commondir file, relative to
+// admin as git reads it).
+func commonIs(admin, common string) bool {
+	b, err := readNoFollow(filepath.Join(admin, "commondir"))
+	if err != nil {
+		return false
+	}
+	c := strings.TrimSpace(string(b))
+	if c == "" {
+		return false
+	}
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(admin, c)
+	}
+	return realOr(c) == common
+}
+
+// readNoFollow reads a small git pointer file that must not be a link
+// (at most 4 KiB of it).
+func readNoFollow(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a plain file")
+	}
+	buf := make([]byte, 4096)
+	n, err := f.Read(buf)
+	if n == 0 && err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
 }
 
 // resetToBase moves a resumed worktree to origin's default branch when

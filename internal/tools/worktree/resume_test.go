@@ -286,6 +286,18 @@ func TestResumeRefused(t *testing.T) {
 			os.Rename(admin, filepath.Join(outside, "fl-admin"))
 			os.Symlink(filepath.Join(outside, "fl-admin"), admin)
 		}},
+		{"cd", "belongs to a different repository", func(t *testing.T, ws string) {
+			// the records' commondir names another repository in the workspace
+			git(t, ws, "clone", "-q", ws, filepath.Join(ws, "other"))
+			git(t, ws, "worktree", "add", "-q", "-b", "worktree-cd", ".claude/worktrees/cd")
+			os.WriteFile(filepath.Join(ws, ".git", "worktrees", "cd", "commondir"), []byte(filepath.Join(ws, "other", ".git")+"\n"), 0o644)
+		}},
+		{"cw", "git resolves its working tree to ", func(t *testing.T, ws string) {
+			// a core.worktree redirect in the worktree's own configuration
+			git(t, ws, "worktree", "add", "-q", "-b", "worktree-cw", ".claude/worktrees/cw")
+			git(t, ws, "config", "extensions.worktreeConfig", "true")
+			git(t, filepath.Join(ws, ".claude/worktrees/cw"), "config", "--worktree", "core.worktree", ws)
+		}},
 		{"ln", "Cannot create worktree: .claude/worktrees/ln in the repository is a symlink.", func(t *testing.T, ws string) {
 			git(t, ws, "worktree", "add", "-q", "-b", "worktree-ln", "wt/ln")
 			os.MkdirAll(filepath.Join(ws, ".claude", "worktrees"), 0o755)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toold/toold/internal/auth"
 	"github.com/toold/toold/internal/exec"
+	"github.com/toold/toold/internal/notify"
 	"github.com/toold/toold/internal/policy"
 	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/server"
@@ -111,6 +112,9 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	rt.tasks = st
 	rt.agents = st
 	rt.sessions = st
+	rt.notes = notify.New(st, log)
+	// A background command's end is a notification for the model.
+	rt.shells.OnEnd(rt.notes.ShellEnded)
 	hookRunner, settingsWarnings, err := newHooks(cfg, log, tel)
 	if err != nil {
 		return err
@@ -246,6 +250,7 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return err
 	}
 	tools.WithPools(pools)
+	tools.WithNotifications(st)
 	catalog.session = tools.Definitions
 	opts := server.Options{Logger: log, TracerProvider: tel.Tracer, MeterProvider: tel.Meter,
 		Info:            server.ServerInfo{Version: version, Store: storeName, Sandbox: rt.sandbox, SettingsWarnings: settingsWarnings},
@@ -301,6 +306,8 @@ func run(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 	health.Shutdown()
+	// Watches would hold GracefulStop: their clients resume elsewhere.
+	tools.StopWatches()
 	drainDelay(cfg.DrainDelay, log)
 	stopped := make(chan struct{})
 	go func() { srv.GracefulStop(); close(stopped) }()

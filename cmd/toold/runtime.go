@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/toold/toold/internal/notify"
 	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
@@ -145,6 +146,9 @@ type toolRuntime struct {
 	// the hooks are open).
 	worktrees *worktree.Manager
 	sessions  worktree.Sessions
+	// notes queues the background tasks' notifications for the
+	// orchestrator, in the state store (set once the store is open).
+	notes *notify.Queue
 }
 
 func openToolRuntime(cfg *config, log *slog.Logger) (*toolRuntime, error) {

@@ -29,8 +29,8 @@ func builtinTools(rt *toolRuntime) (*tool.Registry, error) {
 		// engine stores the result whole and the model pages through it.
 		bash.New(bash.Options{Shells: rt.shells, Sandbox: rt.sandbox, MaxOutputChars: 1 << 20, TimeoutKills: rt.bashTimeoutKills}),
 		taskoutput.NewWithAgents(rt.shells, rt.agents),
-		killshell.NewWithAgents(rt.shells, rt.agents),
-		monitor.New(monitor.Options{Shells: rt.shells, Sandbox: rt.sandbox}),
+		killshell.NewWithAgents(rt.shells, rt.agents, rt.notes),
+		monitor.New(monitor.Options{Shells: rt.shells, Sandbox: rt.sandbox, Notify: rt.notes}),
 		read.New(readOptions(rt)),
 		write.NewWith(rt.files),
 		edit.NewWith(rt.files),

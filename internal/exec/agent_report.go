@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/hooks"
+	"github.com/toold/toold/internal/notify"
 
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
@@ -20,7 +21,8 @@ import (
 // (Completion.Final, any replica, any time later) is the subagent's report,
 // which ends that task exactly once: TaskOutput then reads it, on any
 // replica. The call's result is not changed by the report (it was the
-// model's long ago); the task is the only place the report goes.
+// model's long ago); the report goes to the task and, as Claude Code's
+// task-notification, to the session's notification queue.
 
 // launched records the background agent a launch completion started.
 func (e *Engine) launched(ctx context.Context, c *Call, del *tool.Delegation) error {
@@ -54,6 +56,9 @@ func (e *Engine) reportAgent(ctx context.Context, sessionID, toolUseID string, c
 	var ended *agenttasks.EndedError
 	switch {
 	case err == nil:
+		// Claude Code's task-notification of the agent, queued for the
+		// parent's conversation like every background task's.
+		notify.New(e.cfg.Store, e.cfg.Logger).Post(ctx, sessionID, agenttasks.Notification(a))
 		e.backgroundStopped(ctx, sessionID, a)
 		return nil
 	case errors.Is(err, agenttasks.ErrNotFound), errors.Is(err, agenttasks.ErrWrongCall):

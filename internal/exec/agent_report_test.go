@@ -59,6 +59,15 @@ func TestBackgroundAgentReport(t *testing.T) {
 	if a.State != store.AgentCompleted || a.Report != "3 files" || a.Usage == nil || a.Usage.Tokens != 110 || a.Ended.IsZero() {
 		t.Fatalf("task after the report %+v", a)
 	}
+	// The report, once, is the agent's notification for the parent.
+	p, err := h.store.ReadNotifications(ctx, "s1", 0, 0, 0)
+	if err != nil || len(p.Notifications) != 1 {
+		t.Fatalf("notifications %+v, %v", p.Notifications, err)
+	}
+	if n := p.Notifications[0]; n.Kind != store.NoteAgentEnded || n.TaskID != d.ChildSessionID || n.ToolUseID != "a1" || n.Status != store.AgentCompleted ||
+		!strings.Contains(n.Text, "<summary>Agent \"Count files\" finished</summary>\n<result>3 files</result>") {
+		t.Fatalf("notification %+v", n)
+	}
 }
 
 // A foreground agent is no task: a final report of it is refused.

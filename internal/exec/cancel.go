@@ -48,15 +48,20 @@ const maxCancelMemory = 10_000
 
 // callCancels is this replica's registry of cancellable calls.
 type callCancels struct {
-	mu   sync.Mutex
-	live map[store.CallRef]map[*liveCall]struct{}
+	mu sync.Mutex
+	// live lists the runs of each call (one, but for a retry that
+	// follows or a claimed run after an unclaimed one), linked by next.
+	live map[store.CallRef]*liveCall
 	gone map[store.CallRef]time.Time // cancel requests not matched yet
 }
 
-type liveCall struct{ cancel context.CancelCauseFunc }
+type liveCall struct {
+	cancel context.CancelCauseFunc
+	next   *liveCall
+}
 
 func newCallCancels() *callCancels {
-	return &callCancels{live: make(map[store.CallRef]map[*liveCall]struct{}), gone: make(map[store.CallRef]time.Time)}
+	return &callCancels{live: make(map[store.CallRef]*liveCall), gone: make(map[store.CallRef]time.Time)}
 }
 
 // track derives the context one call runs under; stop must be called when
@@ -66,10 +71,8 @@ func (r *callCancels) track(ctx context.Context, ref store.CallRef) (context.Con
 	ctx, cancel := context.WithCancelCause(ctx)
 	lc := &liveCall{cancel: cancel}
 	r.mu.Lock()
-	if r.live[ref] == nil {
-		r.live[ref] = make(map[*liveCall]struct{}, 1)
-	}
-	r.live[ref][lc] = struct{}{}
+	lc.next = r.live[ref]
+	r.live[ref] = lc
 	at, asked := r.gone[ref]
 	if asked {
 		delete(r.gone, ref)
@@ -80,12 +83,28 @@ func (r *callCancels) track(ctx context.Context, ref store.CallRef) (context.Con
 	}
 	return ctx, func() {
 		r.mu.Lock()
-		delete(r.live[ref], lc)
-		if len(r.live[ref]) == 0 {
-			delete(r.live, ref)
-		}
+		r.untrack(ref, lc)
 		r.mu.Unlock()
 		cancel(nil)
+	}
+}
+
+// untrack takes lc off ref's list; r.mu is held.
+func (r *callCancels) untrack(ref store.CallRef, lc *liveCall) {
+	head := r.live[ref]
+	if head == lc {
+		if lc.next == nil {
+			delete(r.live, ref)
+		} else {
+			r.live[ref] = lc.next
+		}
+		return
+	}
+	for p := head; p != nil; p = p.next {
+		if p.next == lc {
+			p.next = lc.next
+			return
+		}
 	}
 }
 
@@ -94,7 +113,7 @@ func (r *callCancels) track(ctx context.Context, ref store.CallRef) (context.Con
 func (r *callCancels) cancel(ref store.CallRef) bool {
 	r.mu.Lock()
 	calls := r.live[ref]
-	found := len(calls) > 0
+	found := calls != nil
 	if !found {
 		now := time.Now()
 		if len(r.gone) >= maxCancelMemory {
@@ -112,8 +131,8 @@ func (r *callCancels) cancel(ref store.CallRef) bool {
 		}
 		r.gone[ref] = now
 	}
-	fns := make([]context.CancelCauseFunc, 0, len(calls))
-	for lc := range calls {
+	var fns []context.CancelCauseFunc
+	for lc := calls; lc != nil; lc = lc.next {
 		fns = append(fns, lc.cancel)
 	}
 	r.mu.Unlock()

@@ -192,3 +192,38 @@ func TestCancelReachesAnotherReplica(t *testing.T) {
 		t.Errorf("the call ran %d times, want 1", n)
 	}
 }
+
+// TestCallCancelsRuns: each run of a call is cancelled while it is
+// tracked, whichever of them stops first, and the registry forgets a call
+// once none of its runs is left.
+func TestCallCancelsRuns(t *testing.T) {
+	ref := store.CallRef{SessionID: "s", ToolUseID: "toolu_1"}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}} {
+		r := newCallCancels()
+		ctxs := make([]context.Context, 3)
+		stops := make([]func(), 3)
+		for i := range ctxs {
+			ctxs[i], stops[i] = r.track(context.Background(), ref)
+		}
+		stops[order[0]]()
+		if !r.cancel(ref) {
+			t.Fatalf("%v: two runs left, none found", order)
+		}
+		for i, ctx := range ctxs {
+			if i == order[0] {
+				if cancelRequested(ctx) {
+					t.Errorf("%v: run %d stopped before the cancel, yet cancelled by request", order, i)
+				}
+				continue
+			}
+			if !cancelRequested(ctx) {
+				t.Errorf("%v: run %d not cancelled", order, i)
+			}
+		}
+		stops[order[1]]()
+		stops[order[2]]()
+		if len(r.live) != 0 {
+			t.Errorf("%v: %d calls still tracked", order, len(r.live))
+		}
+	}
+}

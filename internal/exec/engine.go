@@ -86,6 +86,7 @@ type Engine struct {
 	cancels  *callCancels
 	// schemas re-validates input that a hook rewrote.
 	schemas *schemas
+	workers *callWorkers
 }
 
 // NewEngine compiles every tool's schema and assembles the call path.
@@ -114,7 +115,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Capabilities != nil {
 		caps = *cfg.Capabilities
 	}
-	e := &Engine{cfg: cfg, caps: caps, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000), cancels: newCallCancels()}
+	e := &Engine{cfg: cfg, caps: caps, files: newWorkspaceCache(cfg.FileOwner, cfg.Logger), active: newActiveCalls(), sessions: newSessionCache(100_000), owners: newOwners(100_000), cancels: newCallCancels(), workers: newCallWorkers()}
 	e.leases = newLeases(e)
 	sch.strictJSON = cfg.StrictInputJSON
 	e.schemas = sch
@@ -310,10 +311,10 @@ func (e *Engine) bounded(n int, fn func(int)) {
 	for k := range n {
 		sem <- struct{}{}
 		wg.Add(1)
-		go func() {
+		e.workers.run(func() {
 			defer func() { <-sem; wg.Done() }()
 			fn(k)
-		}()
+		})
 	}
 	wg.Wait()
 }

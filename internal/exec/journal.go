@@ -111,7 +111,7 @@ type journaled struct {
 	toolUseID string
 }
 
-func (j journaled) EncodeEvent() []byte {
+func (j *journaled) EncodeEvent() []byte {
 	data, err := encodeEvent(j.ev)
 	if err != nil {
 		j.log.Error("encoding an event for the journal failed", "tool_use_id", j.toolUseID, "error", err)
@@ -123,7 +123,7 @@ func (j journaled) EncodeEvent() []byte {
 // StoredEvent is a journal entry as an event: the event itself when the
 // store kept it as a value, else its bytes decoded.
 func StoredEvent(se store.CallEvent) (Event, error) {
-	if j, ok := se.Value.(journaled); ok {
+	if j, ok := se.Value.(*journaled); ok {
 		return j.ev, nil
 	}
 	return decodeEvent(se.Data)
@@ -143,6 +143,7 @@ type callLog struct {
 	mu      sync.Mutex
 	seq     int64
 	buf     []store.CallEvent
+	kept    []journaled // what buf's Values point into
 	timer   *time.Timer
 	started bool
 	done    bool
@@ -186,8 +187,18 @@ func (l *callLog) Emit(ev Event) error {
 	return err
 }
 
+// keep buffers ev for the journal. The entries of a call's first events
+// share one array (a decision, the start and the result are the usual
+// three): an entry boxed on its own cost an allocation per event.
 func (l *callLog) keep(ev Event) {
-	l.buf = append(l.buf, store.CallEvent{Seq: ev.Seq, Value: journaled{ev: ev, log: l.e.cfg.Logger, toolUseID: l.ref.ToolUseID}, Final: ev.Result != nil})
+	if len(l.kept) == cap(l.kept) {
+		l.kept = make([]journaled, 0, max(4, 2*cap(l.kept)))
+	}
+	l.kept = append(l.kept, journaled{ev: ev, log: l.e.cfg.Logger, toolUseID: l.ref.ToolUseID})
+	if l.buf == nil {
+		l.buf = make([]store.CallEvent, 0, 4)
+	}
+	l.buf = append(l.buf, store.CallEvent{Seq: ev.Seq, Value: &l.kept[len(l.kept)-1], Final: ev.Result != nil})
 }
 
 func (l *callLog) flushLater() {

@@ -32,11 +32,13 @@ func newWorkspaceCache(owner *workspace.Owner, log *slog.Logger) *workspaceCache
 func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 	dirs := s.Dirs()
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if e, ok := c.m[s.ID]; ok {
 		if slices.Equal(e.dirs, dirs) {
+			c.mu.Unlock()
 			// Commands use the paths: a directory swapped for a symlink
-			// since it was opened is refused (workspace.OpenStable).
+			// since it was opened is refused (workspace.OpenStable). Its
+			// system calls are made outside the lock, which every batch
+			// of every session takes.
 			if err := e.ws.Verify(); err != nil {
 				return nil, err
 			}
@@ -46,6 +48,7 @@ func (c *workspaceCache) get(s *store.Session) (*workspace.Workspace, error) {
 		// handles are closed with the entry only when nothing runs.
 		delete(c.m, s.ID)
 	}
+	defer c.mu.Unlock()
 	ws, err := workspace.OpenStable(dirs[0], dirs[1:]...)
 	if err != nil {
 		return nil, err

@@ -93,6 +93,7 @@ func startSecure(t *testing.T, opts server.Options) *secureEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ts.WithNotifications(st)
 	srv, _ := server.New(opts, server.NewSessionService(mgr, eng), ts)
 	conn := serveBufconn(t, srv)
 	return &secureEnv{sessions: tooldv1.NewSessionServiceClient(conn), tools: tooldv1.NewToolServiceClient(conn), conn: conn}

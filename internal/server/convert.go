@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/base64"
 	"encoding/json"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -77,23 +76,64 @@ var kindToProto = map[tool.ErrorKind]tooldv1.ErrorKind{
 	tool.KindConflict:         tooldv1.ErrorKind_ERROR_KIND_CONFLICT,
 }
 
+// The events every call has (its decision, its start, its result) are
+// each allocated as one object: the event, its oneof wrapper and its
+// message (and a result's single text block), instead of one allocation
+// per level.
+type (
+	decisionEvent struct {
+		ev  tooldv1.ExecuteEvent
+		one tooldv1.ExecuteEvent_Decision
+		msg tooldv1.Decision
+	}
+	startedEvent struct {
+		ev  tooldv1.ExecuteEvent
+		one tooldv1.ExecuteEvent_Started
+		msg tooldv1.ToolStarted
+	}
+	resultEvent struct {
+		ev  tooldv1.ExecuteEvent
+		one tooldv1.ExecuteEvent_Result
+		msg tooldv1.ToolResult
+		// text is the block of a result of one text block.
+		blocks [1]*tooldv1.ContentBlock
+		block  tooldv1.ContentBlock
+		textOf tooldv1.ContentBlock_Text
+		text   tooldv1.TextBlock
+	}
+)
+
 func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
-	out := &tooldv1.ExecuteEvent{ToolUseId: ev.ToolUseID, Seq: ev.Seq, Replayed: ev.Replayed}
 	switch {
 	case ev.Decision != nil:
-		out.Event = &tooldv1.ExecuteEvent_Decision{Decision: decisionToProto(ev.Decision)}
+		e := &decisionEvent{}
+		fillDecision(&e.msg, ev.Decision)
+		e.one.Decision = &e.msg
+		e.ev.Event = &e.one
+		return withHeader(&e.ev, ev)
+	case ev.Started != nil:
+		e := &startedEvent{}
+		a := ev.Started.Activity
+		e.msg.Name, e.msg.Summary = ev.Started.Tool, a.Summary
+		e.msg.IsSearch, e.msg.IsRead, e.msg.IsList, e.msg.ReadOnly = a.Search, a.Read, a.List, ev.Started.ReadOnly
+		e.one.Started = &e.msg
+		e.ev.Event = &e.one
+		return withHeader(&e.ev, ev)
+	case ev.Result != nil:
+		e := &resultEvent{}
+		e.fill(ev.ToolUseID, ev.Result)
+		e.one.Result = &e.msg
+		e.ev.Event = &e.one
+		return withHeader(&e.ev, ev)
+	}
+	out := withHeader(&tooldv1.ExecuteEvent{}, ev)
+	switch {
 	case ev.PermissionRequest != nil:
 		pr := ev.PermissionRequest
 		in, _ := structpb.NewStruct(pr.Input)
 		out.Event = &tooldv1.ExecuteEvent_PermissionRequest{PermissionRequest: &tooldv1.PermissionRequest{
 			RequestId: pr.ID, ToolName: pr.Tool, Input: in,
 			Decision: decisionToProto(&pr.Decision), SuggestedRules: pr.Decision.Suggestions,
-		}}
-	case ev.Started != nil:
-		a := ev.Started.Activity
-		out.Event = &tooldv1.ExecuteEvent_Started{Started: &tooldv1.ToolStarted{
-			Name: ev.Started.Tool, Summary: a.Summary,
-			IsSearch: a.Search, IsRead: a.Read, IsList: a.List, ReadOnly: ev.Started.ReadOnly,
 		}}
 	case ev.Progress != nil:
 		p := &tooldv1.ToolProgress{}
@@ -106,8 +146,6 @@ func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
 			p.Chunk = &tooldv1.ToolProgress_Message{Message: ev.Progress.Message}
 		}
 		out.Event = &tooldv1.ExecuteEvent_Progress{Progress: p}
-	case ev.Result != nil:
-		out.Event = &tooldv1.ExecuteEvent_Result{Result: resultToProto(ev.ToolUseID, ev.Result)}
 	case ev.Delegation != nil:
 		out.Event = &tooldv1.ExecuteEvent_DelegatedCall{DelegatedCall: delegationToProto(ev.Delegation)}
 	case ev.Hook != nil:
@@ -121,67 +159,52 @@ func eventToProto(ev exec.Event) *tooldv1.ExecuteEvent {
 }
 
 func resultToProto(toolUseID string, o *exec.Outcome) *tooldv1.ToolResult {
-	r := o.Result
-	blocks := make([]*tooldv1.ContentBlock, len(r.Content))
-	api := make([]*structpb.Value, len(r.Content))
-	for i, b := range r.Content {
-		switch b.Type {
-		case tool.BlockImage:
-			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Image{Image: &tooldv1.ImageBlock{MediaType: b.MediaType, Data: b.Data}}}
-			api[i] = object(map[string]*structpb.Value{
-				"type": structpb.NewStringValue("image"),
-				"source": object(map[string]*structpb.Value{
-					"type":       structpb.NewStringValue("base64"),
-					"media_type": structpb.NewStringValue(b.MediaType),
-					"data":       structpb.NewStringValue(base64.StdEncoding.EncodeToString(b.Data)),
-				}),
-			})
-		case tool.BlockDocument:
-			blocks[i], api[i] = documentBlock(b)
-		default:
-			blocks[i] = &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Text{Text: &tooldv1.TextBlock{Text: b.Text}}}
-			api[i] = object(map[string]*structpb.Value{
-				"type": structpb.NewStringValue("text"),
-				"text": structpb.NewStringValue(b.Text),
-			})
-		}
-	}
-	out := &tooldv1.ToolResult{
-		IsError:   r.IsError,
-		ErrorKind: kindToProto[r.Kind],
-		Content:   blocks,
-		ToolResult: &structpb.Struct{Fields: map[string]*structpb.Value{
-			"type":        structpb.NewStringValue("tool_result"),
-			"tool_use_id": structpb.NewStringValue(toolUseID),
-			"content":     structpb.NewListValue(&structpb.ListValue{Values: api}),
-			"is_error":    structpb.NewBoolValue(r.IsError),
-		}},
-		DurationMs:   o.Duration.Milliseconds(),
-		ModelContext: r.ModelContext,
-	}
-	if len(r.Meta) > 0 {
-		out.Metadata = metaToStruct(r.Meta)
-	}
+	e := &resultEvent{}
+	e.fill(toolUseID, o)
+	return &e.msg
+}
+
+// withHeader sets what every event carries: its call, its number, and
+// whether it was replayed.
+func withHeader(out *tooldv1.ExecuteEvent, ev exec.Event) *tooldv1.ExecuteEvent {
+	out.ToolUseId, out.Seq, out.Replayed = ev.ToolUseID, ev.Seq, ev.Replayed
 	return out
 }
 
-// documentBlock is a document (a PDF) as the proto block and as the
-// Messages API's document block, which a tool_result may carry.
-func documentBlock(b tool.Block) (*tooldv1.ContentBlock, *structpb.Value) {
-	block := &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Document{Document: &tooldv1.DocumentBlock{MediaType: b.MediaType, Data: b.Data}}}
-	api := object(map[string]*structpb.Value{
-		"type": structpb.NewStringValue("document"),
-		"source": object(map[string]*structpb.Value{
-			"type":       structpb.NewStringValue("base64"),
-			"media_type": structpb.NewStringValue(b.MediaType),
-			"data":       structpb.NewStringValue(base64.StdEncoding.EncodeToString(b.Data)),
-		}),
-	})
-	return block, api
+// fill sets e.msg to the result o of call toolUseID.
+func (e *resultEvent) fill(toolUseID string, o *exec.Outcome) {
+	r := o.Result
+	var blocks []*tooldv1.ContentBlock
+	if len(r.Content) == 1 && r.Content[0].Type != tool.BlockImage && r.Content[0].Type != tool.BlockDocument {
+		e.text.Text = r.Content[0].Text
+		e.textOf.Text = &e.text
+		e.block.Block = &e.textOf
+		e.blocks[0] = &e.block
+		blocks = e.blocks[:]
+	} else {
+		blocks = make([]*tooldv1.ContentBlock, len(r.Content))
+		for i, b := range r.Content {
+			blocks[i] = contentBlock(b)
+		}
+	}
+	m := &e.msg
+	m.IsError, m.ErrorKind, m.Content = r.IsError, kindToProto[r.Kind], blocks
+	m.DurationMs, m.ModelContext = o.Duration.Milliseconds(), r.ModelContext
+	// tool_result, already encoded (tool_result_wire.go).
+	m.ProtoReflect().SetUnknown(toolResultUnknown(toolUseID, r))
+	if len(r.Meta) > 0 {
+		m.Metadata = metaToStruct(r.Meta)
+	}
 }
 
-func object(fields map[string]*structpb.Value) *structpb.Value {
-	return structpb.NewStructValue(&structpb.Struct{Fields: fields})
+func contentBlock(b tool.Block) *tooldv1.ContentBlock {
+	switch b.Type {
+	case tool.BlockImage:
+		return &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Image{Image: &tooldv1.ImageBlock{MediaType: b.MediaType, Data: b.Data}}}
+	case tool.BlockDocument:
+		return &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Document{Document: &tooldv1.DocumentBlock{MediaType: b.MediaType, Data: b.Data}}}
+	}
+	return &tooldv1.ContentBlock{Block: &tooldv1.ContentBlock_Text{Text: &tooldv1.TextBlock{Text: b.Text}}}
 }
 
 // metaToStruct converts tool metadata; a value structpb cannot hold is
@@ -209,13 +232,16 @@ var behaviorToProto = map[policy.Behavior]tooldv1.Behavior{
 }
 
 func decisionToProto(d *policy.Decision) *tooldv1.Decision {
-	out := &tooldv1.Decision{
-		Behavior: behaviorToProto[d.Behavior], Reason: d.Reason, Rule: d.Rule, Source: d.Source, Warnings: d.Warnings,
-	}
+	out := &tooldv1.Decision{}
+	fillDecision(out, d)
+	return out
+}
+
+func fillDecision(out *tooldv1.Decision, d *policy.Decision) {
+	out.Behavior, out.Reason, out.Rule, out.Source, out.Warnings = behaviorToProto[d.Behavior], d.Reason, d.Rule, d.Source, d.Warnings
 	for _, p := range d.Parts {
 		out.Parts = append(out.Parts, &tooldv1.PartDecision{
 			Command: p.Command, Behavior: behaviorToProto[p.Behavior], Reason: p.Reason, Rule: p.Rule, Source: p.Source,
 		})
 	}
-	return out
 }

@@ -4,12 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
-	"runtime"
 	"runtime/debug"
 	"time"
 
-	"buf.build/go/protovalidate"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	protovalidateint "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/protovalidate"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/validator"
@@ -68,6 +65,17 @@ type Options struct {
 	Connections Connections
 }
 
+// streamWorkers is how many streams can start on a worker at once. A
+// stream that finds none idle runs on a new goroutine, whose stack grows
+// from a few KiB to the call path's 30-odd KiB in several copies: with
+// four workers per CPU, 64 concurrent Reads spent a seventh of toold's CPU
+// copying stacks. A worker costs its stack while idle (some 8 MiB for
+// all of them once grown), and grpc-go starts it anew every 65,536 calls.
+const streamWorkers = 256
+
+// bdpLimit is grpc-go's bound on the windows its BDP estimator sets.
+const bdpLimit = 16 << 20
+
 // New builds the gRPC server with health and reflection registered. The
 // returned health server is set to SERVING; shutdown flips it.
 func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Server, *health.Server) {
@@ -104,11 +112,20 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 		grpc.MaxRecvMsgSize(opts.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(opts.MaxSendMsgSize),
 		grpc.MaxConcurrentStreams(1024),
+		// Flow-control windows at what grpc-go's BDP estimator grows them to
+		// at most (16 MiB; a whole request of the default size fits).
+		// Setting them turns the estimator off: it sent a PING with
+		// nearly every request (one is outstanding at a time, and an
+		// answer on loopback or a LAN comes back within the call), which
+		// the client answered: a write and a read more on each side per
+		// call, for a window that small requests never grow.
+		grpc.InitialWindowSize(bdpLimit),
+		grpc.InitialConnWindowSize(bdpLimit),
 		// Streams start on long-lived workers whose stacks have grown to
 		// what a call needs, rather than on a new goroutine that grows its
 		// stack again for every call; when all are busy (long calls), a
 		// stream gets its own goroutine as without workers.
-		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))),
+		grpc.NumStreamWorkers(streamWorkers),
 		grpc.MaxHeaderListSize(1<<20),
 		grpc.ConnectionTimeout(20*time.Second),
 		// Orchestrators hold long Execute streams and may ping while idle;
@@ -133,14 +150,15 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 // written down, outermost first. OTel is not here: it runs as a stats
 // handler, around all of them, so its spans cover the whole call.
 //
-//  1. logging: one line per finished RPC with its code and duration; being
-//     outermost, it also logs what recovery turned into Internal. Errors
-//     and RPCs slower than slowRPC are logged at INFO or above, the rest
-//     at DEBUG (see rpcLevel): a busy server writes no line per call.
+//  1. logging (rpcLog): one line per finished RPC with its code and
+//     duration; being outermost, it also logs what recovery turned into
+//     Internal. Errors and RPCs slower than slowRPC are logged at INFO or
+//     above, the rest at DEBUG (see lineLevel): a busy server writes no
+//     line per call, and builds none.
 //  2. recovery: a panic in anything below becomes Internal and the server
 //     keeps serving; the stack goes to the log, never to the client.
-//  3. auth (through selector): every method but grpc.health.v1 (probes
-//     carry no credentials) and, when the operator makes it public, server
+//  3. auth: every method but grpc.health.v1 (probes carry no
+//     credentials) and, when the operator makes it public, server
 //     reflection, is authenticated; the tenant goes into the context for
 //     what follows, and a refused credential is Unauthenticated. It runs
 //     in every mode: --auth none names auth.DefaultTenant.
@@ -155,40 +173,27 @@ func New(opts Options, sessions *SessionService, tools *ToolService) (*grpc.Serv
 //     invalid or unauthenticated requests cost no quota; over a limit,
 //     ResourceExhausted with a RetryInfo. A pass-through without a Limiter.
 func interceptors(log *slog.Logger, g guard) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
-	lg := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
-		level := slog.Level(lvl)
-		if level < slog.LevelInfo && !log.Enabled(ctx, level) {
-			// Only a slow RPC's line is wanted now.
-			if !log.Enabled(ctx, slog.LevelInfo) || !slowFields(fields) {
-				return
-			}
-			level = slog.LevelInfo
-		} else if level < slog.LevelInfo && slowFields(fields) {
-			level = slog.LevelInfo
-		}
-		log.Log(ctx, level, msg, fields...)
-	})
-	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall), logging.WithLevels(rpcLevel)}
+	lg := rpcLog{log: log, now: time.Now}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		id := errorID()
 		log.ErrorContext(ctx, "panic in gRPC handler", "error_id", id, "panic", p, "stack", string(debug.Stack()))
 		return internalStatus(id)
 	})}
 	unary := []grpc.UnaryServerInterceptor{
-		logging.UnaryServerInterceptor(lg, logOpts...),
+		lg.unary,
 		recovery.UnaryServerInterceptor(recoverOpts...),
 		g.unaryAuth,
 		limitNoteUnary,
-		protovalidateint.UnaryServerInterceptor(protovalidate.GlobalValidator),
+		protovalidateint.UnaryServerInterceptor(requestValidator{}),
 		validator.UnaryServerInterceptor(),
 		g.unaryLimit,
 	}
 	stream := []grpc.StreamServerInterceptor{
-		logging.StreamServerInterceptor(lg, logOpts...),
+		lg.stream,
 		recovery.StreamServerInterceptor(recoverOpts...),
 		g.streamAuth,
 		limitNoteStream,
-		protovalidateint.StreamServerInterceptor(protovalidate.GlobalValidator),
+		protovalidateint.StreamServerInterceptor(requestValidator{}),
 		validator.StreamServerInterceptor(),
 		g.limit,
 	}

@@ -18,6 +18,9 @@ import (
 // invalid-input result.
 func (s *ToolService) checkInputLimits(calls []*tooldv1.ToolCall) error {
 	for i, c := range calls {
+		if c.GetInputJson() == "" {
+			continue // nothing to check, and no field name to build
+		}
 		if err := s.checkCallLimits(c, fmt.Sprintf("calls[%d]", i)); err != nil {
 			return err
 		}

@@ -26,6 +26,9 @@ type streamSink struct {
 	// is when something was last sent. Both are for keepAlive.
 	open int
 	last time.Time
+	// ticker fires keepAlive's checks until stopped.
+	ticker  *time.Timer
+	stopped bool
 }
 
 func newStreamSink(stream interface {
@@ -57,35 +60,32 @@ func (s *streamSink) Emit(ev exec.Event) error {
 // stop is called. A proxy that cuts streams idle for too long then keeps
 // a silent call's stream. every <= 0 sends none. The result and the check
 // that calls are open share the lock, so no keepalive follows the last
-// result.
+// result; nor does one follow stop, which takes the lock too.
+//
+// It is a timer, not a goroutine waiting on one: every Execute has it,
+// and most end long before it fires.
 func (s *streamSink) keepAlive(ctx context.Context, every time.Duration) (stop func()) {
 	if every <= 0 {
 		return func() {}
 	}
-	done := make(chan struct{})
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTimer(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-done:
-				return
-			case <-t.C:
-			}
-			next, ok := s.keepaliveDue(every)
-			if !ok {
-				return
-			}
-			t.Reset(next)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ticker = time.AfterFunc(every, func() {
+		if ctx.Err() != nil {
+			return
 		}
-	}()
+		next, ok := s.keepaliveDue(every)
+		s.mu.Lock()
+		if ok && !s.stopped {
+			s.ticker.Reset(next)
+		}
+		s.mu.Unlock()
+	})
 	return func() {
-		close(done)
-		<-exited
+		s.mu.Lock()
+		s.stopped = true
+		s.ticker.Stop()
+		s.mu.Unlock()
 	}
 }
 
@@ -96,7 +96,7 @@ var keepaliveEvent = &tooldv1.ExecuteEvent{Event: &tooldv1.ExecuteEvent_Keepaliv
 func (s *streamSink) keepaliveDue(every time.Duration) (time.Duration, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil || s.open <= 0 {
+	if s.err != nil || s.open <= 0 || s.stopped {
 		return 0, false
 	}
 	if idle := time.Since(s.last); idle < every {

@@ -70,6 +70,17 @@ func sessionRPCs(e *secureEnv) map[string]func(c context.Context, id string) err
 			_, err := e.tools.Cancel(c, &tooldv1.CancelRequest{SessionId: id, ToolUseIds: []string{"t1"}})
 			return err
 		},
+		"ListNotifications": func(c context.Context, id string) error {
+			_, err := e.tools.ListNotifications(c, &tooldv1.ListNotificationsRequest{SessionId: id})
+			return err
+		},
+		"WatchNotifications": func(c context.Context, id string) error {
+			s, err := e.tools.WatchNotifications(c, &tooldv1.WatchNotificationsRequest{SessionId: id})
+			if err != nil {
+				return err
+			}
+			return drain(func() error { _, err := s.Recv(); return err })
+		},
 	}
 }
 

@@ -33,6 +33,7 @@ type ToolService struct {
 	maxCalls  int
 	limits    strictjson.Limits // of a call's input_json; set by New
 	pools     SessionPools      // nil: every session has the registry's tools
+	notes     *notes            // nil: no notifications (WithNotifications)
 	// log and keepalive are set by New from its Options.
 	log       *slog.Logger
 	keepalive time.Duration

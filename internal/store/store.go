@@ -220,4 +220,5 @@ type Store interface {
 	TaskLists
 	AgentTasks
 	Board
+	Notifications
 }

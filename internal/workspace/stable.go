@@ -45,17 +45,16 @@ func (w *Workspace) Verify() error {
 }
 
 func (w *Workspace) stable(p string) error {
-	moved := fmt.Errorf("directory %s no longer resolves to itself (a symlink replaced part of its path); it is not opened", p)
 	i := w.indexOf(filepath.Clean(p))
 	if i < 0 || filepath.Clean(p) != p {
-		return moved
+		return moved(p)
 	}
 	if d := w.dirs[i]; d.fd >= 0 {
 		// One openat2 with no symlink allowed on the way, and the
 		// identity the handle had when it was opened.
 		if bad, ok := stableAt(p, d.id); ok {
 			if bad {
-				return moved
+				return moved(p)
 			}
 			return nil
 		}
@@ -65,10 +64,16 @@ func (w *Workspace) stable(p string) error {
 		return fmt.Errorf("directory %s: %w", p, err)
 	}
 	if c, err := filepath.EvalSymlinks(p); err != nil || c != p {
-		return moved
+		return moved(p)
 	}
 	if now, err := os.Lstat(p); err != nil || !os.SameFile(opened, now) {
-		return moved
+		return moved(p)
 	}
 	return nil
+}
+
+// moved is Verify's refusal of directory p. (Built only when refusing:
+// Verify runs before every batch.)
+func moved(p string) error {
+	return fmt.Errorf("directory %s no longer resolves to itself (a symlink replaced part of its path); it is not opened", p)
 }

@@ -17,6 +17,8 @@ import (
 // from the journal instead of running.
 var callSeq atomic.Int64
 
+func nextToolUseID() string { return "toolu_" + strconv.FormatInt(callSeq.Add(1), 36) }
+
 type call struct {
 	name  string
 	input map[string]any
@@ -37,7 +39,7 @@ func (s *server) executeText(ctx context.Context, wantError bool, calls ...call)
 		if err != nil {
 			return "", err
 		}
-		req.Calls = append(req.Calls, &tooldv1.ToolCall{ToolUseId: "toolu_" + strconv.FormatInt(callSeq.Add(1), 36), Name: c.name, Input: in})
+		req.Calls = append(req.Calls, &tooldv1.ToolCall{ToolUseId: nextToolUseID(), Name: c.name, Input: in})
 	}
 	stream, err := s.tools.Execute(ctx, req)
 	if err != nil {
@@ -83,7 +85,7 @@ func (s *server) callUnary(ctx context.Context, wantError bool, calls ...call) e
 		if err != nil {
 			return err
 		}
-		req.Calls = append(req.Calls, &tooldv1.ToolCall{ToolUseId: "toolu_" + strconv.FormatInt(callSeq.Add(1), 36), Name: c.name, Input: in})
+		req.Calls = append(req.Calls, &tooldv1.ToolCall{ToolUseId: nextToolUseID(), Name: c.name, Input: in})
 	}
 	resp, err := s.tools.Call(ctx, req)
 	if err != nil {

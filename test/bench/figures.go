@@ -43,6 +43,18 @@ type bench struct {
 	// floor is a gRPC server that only runs bash (floorServer), for the
 	// Bash figures; nil when they are not run.
 	floor *server
+	// readFloor is the grpc-go server that does no work, for the Read
+	// figures (read_floor.go); nil: none.
+	readFloor *server
+}
+
+// floorNote is the target column of the Read floor's rows.
+const floorNote = "(grpc-go alone)"
+
+func floorRow(r row) row {
+	r.figure = "grpc-go floor: " + r.figure
+	r.target, r.met = floorNote, true
+	return r
 }
 
 func (b *bench) n(base int) int { return max(5, int(float64(base)*b.scale)) }
@@ -59,22 +71,33 @@ func ratioRow(figure string, t, base time.Duration, target float64, atMost bool)
 	return row{figure, ms(t), ms(base), fmt.Sprintf("%.2f×", r), fmt.Sprintf("%s %.1f×", op, target), met}
 }
 
-func (b *bench) health() error {
-	_, err := b.plain.health.Check(b.ctx, &healthpb.HealthCheckRequest{})
+func (b *bench) health() error { return check(b.ctx, b.plain) }
+
+func check(ctx context.Context, s *server) error {
+	_, err := s.health.Check(ctx, &healthpb.HealthCheckRequest{})
 	return err
 }
 
 // readAndFloor: a small Read and an Execute of an unknown tool, each
-// against a health Check of the same server.
+// against a health Check of the same server; with the floor, the same
+// Read and Check of the floor server in the same rounds.
 func (b *bench) readAndFloor() error {
 	for _, via := range b.senders {
 		read := func() error { return via.send(b.plain, b.ctx, false, b.smallRd) }
-		tr, th, err := interleave(b.n(2000), read, b.health)
+		ops := []func() error{read, b.health}
+		if b.readFloor != nil {
+			ops = append(ops, func() error { return via.send(b.readFloor, b.ctx, false, b.smallRd) }, func() error { return check(b.ctx, b.readFloor) })
+		}
+		s, err := interleaveN(b.n(2000), ops...)
 		if err != nil {
 			return fmt.Errorf("Read (%s): %w", via.name, err)
 		}
+		tr, th := s[0], s[1]
 		b.rows = append(b.rows, ratioRow(via.name+" of a small Read, p50 / health Check p50", tr.p50(), th.p50(), 1.3, true))
 		b.dists = append(b.dists, dist{"small Read (" + via.name + ") vs health Check", via.name + " Read", tr, th, "health Check"})
+		if b.readFloor != nil {
+			b.rows = append(b.rows, floorRow(ratioRow(via.name+" of the same events, p50 / health Check p50", s[2].p50(), s[3].p50(), 1.3, true)))
+		}
 	}
 
 	unknown := func() error { return b.plain.execute(b.ctx, true, call{"NoSuchTool", map[string]any{}}) }
@@ -125,24 +148,30 @@ func (b *bench) throughputVia(via sender) error {
 		return done.Load(), time.Since(start), firstErr
 	}
 	read := func() error { return via.send(b.plain, b.ctx, false, b.smallRd) }
-	var nr, nh int64
-	var dr, dh time.Duration
-	for i := range 6 {
-		op, n, d := b.health, &nh, &dh
-		if i%2 == 1 {
-			op, n, d = read, &nr, &dr
-		}
-		k, took, err := run(op)
+	// Phases in turns: toold's Check, toold's Read, then the floor's.
+	ops := []func() error{b.health, read}
+	if b.readFloor != nil {
+		ops = append(ops, func() error { return check(b.ctx, b.readFloor) }, func() error { return via.send(b.readFloor, b.ctx, false, b.smallRd) })
+	}
+	n := make([]int64, len(ops))
+	d := make([]time.Duration, len(ops))
+	for i := range 3 * len(ops) {
+		k, took, err := run(ops[i%len(ops)])
 		if err != nil {
 			return fmt.Errorf("64 callers (%s): %w", via.name, err)
 		}
-		*n += k
-		*d += took
+		n[i%len(ops)] += k
+		d[i%len(ops)] += took
 	}
-	tr, th := float64(nr)/dr.Seconds(), float64(nh)/dh.Seconds()
-	ratio := tr / th
-	b.rows = append(b.rows, row{"Throughput at 64 callers, Read (" + via.name + ") / health Check",
-		fmt.Sprintf("%.0f/s", tr), fmt.Sprintf("%.0f/s", th), fmt.Sprintf("%.2f×", ratio), "≥ 0.7×", ratio >= 0.7})
+	rate := func(i int) float64 { return float64(n[i]) / d[i].Seconds() }
+	tputRow := func(figure string, tr, th float64) row {
+		ratio := tr / th
+		return row{figure, fmt.Sprintf("%.0f/s", tr), fmt.Sprintf("%.0f/s", th), fmt.Sprintf("%.2f×", ratio), "≥ 0.7×", ratio >= 0.7}
+	}
+	b.rows = append(b.rows, tputRow("Throughput at 64 callers, Read ("+via.name+") / health Check", rate(1), rate(0)))
+	if b.readFloor != nil {
+		b.rows = append(b.rows, floorRow(tputRow("throughput at 64 callers, the same events ("+via.name+") / health Check", rate(3), rate(2))))
+	}
 	return nil
 }
 
@@ -166,46 +195,68 @@ func (b *bench) batchVia(via sender) error {
 		}
 		files = append(files, call{"Read", map[string]any{"file_path": p}})
 	}
-	single := make([]samples, len(files))
-	var batch samples
-	for i := range b.n(300) {
+	// Per server (toold, the floor): the ten in one request, then each
+	// of the ten on its own; the servers take turns, and which of the two
+	// goes first alternates.
+	servers := []*server{b.plain}
+	if b.readFloor != nil {
+		servers = append(servers, b.readFloor)
+	}
+	single := make([][]samples, len(servers))
+	batch := make([]samples, len(servers))
+	var ops []func() error
+	for k, s := range servers {
+		single[k] = make([]samples, len(files))
 		one := func() error {
 			t0 := time.Now()
-			if err := via.send(b.plain, b.ctx, false, files...); err != nil {
+			if err := via.send(s, b.ctx, false, files...); err != nil {
 				return err
 			}
-			batch = append(batch, time.Since(t0))
+			batch[k] = append(batch[k], time.Since(t0))
 			return nil
 		}
 		each := func() error {
 			for j, f := range files {
 				t0 := time.Now()
-				if err := via.send(b.plain, b.ctx, false, f); err != nil {
+				if err := via.send(s, b.ctx, false, f); err != nil {
 					return err
 				}
-				single[j] = append(single[j], time.Since(t0))
+				single[k][j] = append(single[k][j], time.Since(t0))
 			}
 			return nil
 		}
-		first, second := one, each
-		if i%2 == 1 {
-			first, second = each, one
-		}
-		if err := first(); err != nil {
-			return fmt.Errorf("batch: %w", err)
-		}
-		if err := second(); err != nil {
-			return fmt.Errorf("batch: %w", err)
+		ops = append(ops, one, each)
+	}
+	for i := range b.n(300) {
+		for k := range servers {
+			first, second := ops[2*k], ops[2*k+1]
+			if i%2 == 1 {
+				first, second = second, first
+			}
+			if err := first(); err != nil {
+				return fmt.Errorf("batch: %w", err)
+			}
+			if err := second(); err != nil {
+				return fmt.Errorf("batch: %w", err)
+			}
 		}
 	}
-	slowest := single[0]
-	for _, s := range single[1:] {
-		if s.p50() > slowest.p50() {
-			slowest = s
+	slowest := func(ss []samples) samples {
+		s := ss[0]
+		for _, o := range ss[1:] {
+			if o.p50() > s.p50() {
+				s = o
+			}
 		}
+		return s
 	}
-	b.rows = append(b.rows, ratioRow("Batch of ten Reads ("+via.name+"), p50 / slowest single Read p50", batch.p50(), slowest.p50(), 1.5, true))
-	b.dists = append(b.dists, dist{"ten Reads in one " + via.name + " vs one Read", "batch of ten", batch, slowest, "slowest single"})
+	sl := slowest(single[0])
+	b.rows = append(b.rows, ratioRow("Batch of ten Reads ("+via.name+"), p50 / slowest single Read p50", batch[0].p50(), sl.p50(), 1.5, true))
+	b.dists = append(b.dists, dist{"ten Reads in one " + via.name + " vs one Read", "batch of ten", batch[0], sl, "slowest single"})
+	if b.readFloor != nil {
+		fs := slowest(single[1])
+		b.rows = append(b.rows, floorRow(ratioRow("ten calls' events in one "+via.name+", p50 / slowest single p50", batch[1].p50(), fs.p50(), 1.5, true)))
+	}
 	return nil
 }
 

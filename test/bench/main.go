@@ -27,30 +27,36 @@ import (
 
 func main() {
 	var (
-		bin   = flag.String("toold", "bin/toold", "the toold binary to measure")
-		out   = flag.String("png", "bench/latency.png", "where to write the PNG of the latency distributions; empty: none")
-		scale = flag.Float64("scale", 1, "multiplies the number of samples (0.2 for a quick look)")
-		tree  = flag.String("grep-tree", "", "directory tree searched by the Grep figure, copied first (default: GOROOT/src)")
-		unary = flag.Bool("unary", true, "also measure the Read figures through the unary Call (false for a toold without it)")
-		only  = flag.String("only", "", "run only the steps whose name contains one of these, comma-separated (Read, throughput, batch, Bash, Grep)")
-		floor = flag.Bool("serve-floor", false, "internal: serve the Bash figures' floor server on --listen (the harness starts it)")
-		lis   = flag.String("listen", "", "internal: the floor server's address")
+		bin       = flag.String("toold", "bin/toold", "the toold binary to measure")
+		out       = flag.String("png", "bench/latency.png", "where to write the PNG of the latency distributions; empty: none")
+		scale     = flag.Float64("scale", 1, "multiplies the number of samples (0.2 for a quick look)")
+		tree      = flag.String("grep-tree", "", "directory tree searched by the Grep figure, copied first (default: GOROOT/src)")
+		unary     = flag.Bool("unary", true, "also measure the Read figures through the unary Call (false for a toold without it)")
+		only      = flag.String("only", "", "run only the steps whose name contains one of these, comma-separated (Read, throughput, batch, Bash, Grep)")
+		readFloor = flag.Bool("floor", true, "also measure the Read figures against a grpc-go server that does no work (read_floor.go)")
+		floor     = flag.Bool("serve-floor", false, "internal: serve the Bash figures' floor server on --listen (the harness starts it)")
+		serveRead = flag.String("serve-read-floor", "", "internal: serve the Read figures' floor server on --listen, with the events in this file (the harness starts it)")
+		lis       = flag.String("listen", "", "internal: the floor server's address")
 	)
 	flag.Parse()
-	if *floor {
-		if err := serveFloor(*lis); err != nil {
+	if *floor || *serveRead != "" {
+		serve := func() error { return serveFloor(*lis) }
+		if *serveRead != "" {
+			serve = func() error { return serveReadFloor(*lis, *serveRead) }
+		}
+		if err := serve(); err != nil {
 			fmt.Fprintln(os.Stderr, "bench floor:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := run(*bin, *out, *tree, *only, *scale, *unary, os.Stdout); err != nil {
+	if err := run(*bin, *out, *tree, *only, *scale, *unary, *readFloor, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer) error {
+func run(bin, pngPath, tree, only string, scale float64, unary, readFloor bool, w io.Writer) error {
 	if scale <= 0 {
 		return fmt.Errorf("--scale %g: want a positive number", scale)
 	}
@@ -118,6 +124,12 @@ func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer
 	if unary {
 		b.senders = append(b.senders, viaUnary)
 	}
+	if readFloor {
+		if b.readFloor, err = startReadFloor(ctx, plain, b.smallRd, tmp); err != nil {
+			return err
+		}
+		defer b.readFloor.stop()
+	}
 	steps := []struct {
 		name string
 		run  func() error
@@ -147,7 +159,7 @@ func run(bin, pngPath, tree, only string, scale float64, unary bool, w io.Writer
 		if !r.met {
 			met = "**no**"
 		}
-		if r.target == "(floor of the above)" || r.target == "" {
+		if r.target == "(floor of the above)" || r.target == floorNote || r.target == "" {
 			met = ""
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.figure, r.toold, orDash(r.baseline), orDash(r.result), orDash(r.target), met)

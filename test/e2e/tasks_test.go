@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -124,10 +125,11 @@ func TestRedisTaskListTwoReplicas(t *testing.T) {
 }
 
 // Monitor through grpcurl in default mode: a read-only command runs without
-// asking, the call returns with its first event while the monitor watches
-// on, its output file is readable, TaskStop ends it and no process of it
-// is left. (That a command that writes asks, as a Bash command would, is in
-// the conformance cases: tasks-monitor-asks.)
+// asking, the call returns at once while the monitor watches on, its
+// events come as notifications (ListNotifications), its output file is
+// readable, TaskStop ends it without a notification and no process of it
+// is left. (That a command that writes asks, as a Bash command would, is
+// in the conformance cases: tasks-monitor-asks.)
 func TestMonitor(t *testing.T) {
 	d := startToold(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -141,31 +143,49 @@ func TestMonitor(t *testing.T) {
 		"command": "echo warming; sleep 0.3; echo ready; sleep " + marker, "description": "ready line", "timeout_ms": 60000,
 	})
 	taskID, _ := r.Meta["task_id"].(string)
-	if r.IsError || taskID == "" || !strings.HasPrefix(r.Text, `Monitor event: "ready line" (task `+taskID+")\nwarming\n\n") {
+	if r.IsError || taskID == "" || !strings.HasPrefix(r.Text, "Monitor started (task "+taskID+", expires in 1m unless the source ends first;") {
 		t.Fatalf("Monitor: %+v", r)
 	}
 	if len(pidsWith(marker)) == 0 {
 		t.Fatal("the monitor stopped when the call returned")
 	}
-	// The later event reaches the output file while the monitor watches on.
-	for i := 0; ; i++ {
-		read := execute(t, ctx, d.addr, sid, fmt.Sprintf("r%d", i), "Read", map[string]any{"file_path": "toold-task://" + taskID + ".output"})
-		if read.IsError || !strings.HasPrefix(read.Text, "1\twarming") {
-			t.Fatalf("Read of the monitor's output: %+v", read)
+	// Each line is an event of its own (0.3 s apart), in order.
+	var texts []string
+	for after := 0; len(texts) < 2; {
+		out, err := sh(t, ctx, fmt.Sprintf(`grpcurl -plaintext -d '{"session_id": "%s", "after_seq": %d, "wait_ms": 30000}' %s toold.v1.ToolService/ListNotifications`, sid, after, d.addr))
+		if err != nil {
+			t.Fatalf("ListNotifications: %v\n%s", err, out)
 		}
-		if strings.Contains(read.Text, "2\tready") {
-			break
+		var page struct {
+			Notifications []struct{ TaskNotification string }
+			NextAfterSeq  string
 		}
-		if i > 100 {
-			t.Fatalf("the later event never came: %q", read.Text)
+		if err := json.Unmarshal([]byte(out), &page); err != nil || len(page.Notifications) == 0 {
+			t.Fatalf("ListNotifications: %v\n%s", err, out)
 		}
-		time.Sleep(50 * time.Millisecond)
+		for _, n := range page.Notifications {
+			texts = append(texts, n.TaskNotification)
+		}
+		fmt.Sscan(page.NextAfterSeq, &after)
+	}
+	for i, line := range []string{"warming", "ready"} {
+		if want := "<summary>Monitor event: \"ready line\"</summary>\n<event>" + line + "</event>"; !strings.Contains(texts[i], want) {
+			t.Fatalf("notification %d: %q, want %q", i+1, texts[i], want)
+		}
+	}
+	read := execute(t, ctx, d.addr, sid, "r1", "Read", map[string]any{"file_path": "toold-task://" + taskID + ".output"})
+	if read.IsError || !strings.HasPrefix(read.Text, "1\twarming\n2\tready") {
+		t.Fatalf("Read of the monitor's output: %+v", read)
 	}
 	stop := execute(t, ctx, d.addr, sid, "k1", "TaskStop", map[string]any{"task_id": taskID})
-	if stop.IsError || !strings.Contains(stop.Text, `"task_type":"monitor"`) {
+	if stop.IsError || !strings.Contains(stop.Text, `"task_type":"local_bash"`) {
 		t.Fatalf("TaskStop: %+v", stop)
 	}
 	if left := pidsWith(marker); len(left) > 0 {
 		t.Fatalf("processes %v outlived TaskStop", left)
+	}
+	out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "after_seq": 2, "wait_ms": 500}' `+d.addr+` toold.v1.ToolService/ListNotifications`)
+	if strings.Contains(out, "taskNotification") {
+		t.Fatalf("a notification after TaskStop:\n%s", out)
 	}
 }

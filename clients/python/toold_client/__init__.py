@@ -20,6 +20,7 @@ from toold_client._core import (
     deny,
 )
 from toold_client._delegation import Completion, Delegation
+from toold_client._notifications import Notification, Notifications, idle_turn_text, notification_text
 from toold_client.client import Client, connect
 
 __all__ = [
@@ -29,6 +30,8 @@ __all__ = [
     "Completion",
     "Delegation",
     "Handlers",
+    "Notification",
+    "Notifications",
     "PermissionAnswer",
     "PermissionAsk",
     "Progress",
@@ -40,6 +43,8 @@ __all__ = [
     "connect",
     "connect_async",
     "deny",
+    "idle_turn_text",
+    "notification_text",
 ]
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 
 import grpc
 from grpc import aio as grpc_aio
 
-from toold_client import _core, _delegation
+from toold_client import _core, _delegation, _notifications
 from toold_client._delegation import Completion
+from toold_client._notifications import Notifications
 from toold_client._core import Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
 from toold_client._gen.toold.v1 import session_pb2, session_pb2_grpc, tool_pb2, tool_pb2_grpc
 
@@ -75,6 +76,40 @@ class AsyncClient:
     async def tools(self, session_id: str = "", *, include_deferred: bool = False) -> List[Dict[str, Any]]:
         resp = await self._unary("ListTools", self._tools.ListTools, tool_pb2.ListToolsRequest(session_id=session_id))
         return _core.tools_list(resp, include_deferred)
+
+    async def list_notifications(self, session_id: str, after_seq: int = 0, *, limit: int = 0,
+                                 wait: float = 0.0) -> Notifications:
+        """As Client.list_notifications."""
+        resp = await self._unary("ListNotifications", self._tools.ListNotifications,
+                                 _notifications.list_request(session_id, after_seq, limit, wait))
+        return _notifications.page_of(resp)
+
+    async def watch_notifications(self, session_id: str, after_seq: int = 0) -> AsyncIterator[Notifications]:
+        """As Client.watch_notifications, an async iterator."""
+        attempt = 0
+        while True:
+            call = self._tools.WatchNotifications(_notifications.watch_request(session_id, after_seq), metadata=self._md)
+            try:
+                async for m in call:
+                    attempt = 0
+                    if not m.notifications and not m.dropped:
+                        continue  # the first message of an empty queue, or a keepalive
+                    page = _notifications.page_of(m)
+                    yield page
+                    after_seq = page.next_after_seq
+                # toold ends a watch with a status only: an end without one
+                # is a break like any other.
+                if attempt + 1 >= self._retry.max_attempts:
+                    raise UnavailableError("WatchNotifications: the stream ended")
+                await asyncio.sleep(self._retry.backoff(attempt))
+                attempt += 1
+            except grpc.RpcError as err:
+                if err.code() not in _core.RETRYABLE or attempt + 1 >= self._retry.max_attempts:
+                    raise _core.status_error(err, "WatchNotifications") from None
+                await asyncio.sleep(self._retry.backoff(attempt))
+                attempt += 1
+            finally:
+                call.cancel()
 
     async def run(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
                   handlers: Optional[Handlers] = None) -> List[Dict[str, Any]]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import grpc
 
-from toold_client import _core, _delegation
+from toold_client import _core, _delegation, _notifications
 from toold_client._delegation import Completion
+from toold_client._notifications import Notifications
 from toold_client._core import CancelledError, Handlers, NO_HANDLER_MESSAGE, RetryPolicy, TooldError, UnavailableError
 from toold_client._gen.toold.v1 import session_pb2, session_pb2_grpc, tool_pb2, tool_pb2_grpc
 
@@ -97,6 +98,48 @@ class Client:
         waits under that id; FAILED_PRECONDITION when it has its result."""
         self._unary("CompleteCall", self._tools.CompleteCall,
                     _delegation.complete_request(session_id, tool_use_id, completion))
+
+    def list_notifications(self, session_id: str, after_seq: int = 0, *, limit: int = 0,
+                           wait: float = 0.0) -> Notifications:
+        """The session's notifications after the cursor (0: all that are
+        kept), oldest first; with wait (seconds, at most 60), waits that long
+        for one when there is none yet. Nothing is consumed: the same cursor
+        gives the same again, so the read is retried."""
+        resp = self._unary("ListNotifications", self._tools.ListNotifications,
+                           _notifications.list_request(session_id, after_seq, limit, wait))
+        return _notifications.page_of(resp)
+
+    def watch_notifications(self, session_id: str, after_seq: int = 0) -> Iterator[Notifications]:
+        """Yields the session's notifications after the cursor, then each
+        later batch as it comes, until the session is gone (TooldError
+        NOT_FOUND) or the caller stops iterating. A watch that breaks, or a
+        server that shuts down, is watched again on whatever replica the
+        channel reaches, after the last batch yielded: each notification is
+        yielded once."""
+        attempt = 0
+        while True:
+            call = self._tools.WatchNotifications(_notifications.watch_request(session_id, after_seq), metadata=self._md)
+            try:
+                for m in call:
+                    attempt = 0
+                    if not m.notifications and not m.dropped:
+                        continue  # the first message of an empty queue, or a keepalive
+                    page = _notifications.page_of(m)
+                    yield page
+                    after_seq = page.next_after_seq
+                # toold ends a watch with a status only: an end without one
+                # is a break like any other.
+                if attempt + 1 >= self._retry.max_attempts:
+                    raise UnavailableError("WatchNotifications: the stream ended")
+                time.sleep(self._retry.backoff(attempt))
+                attempt += 1
+            except grpc.RpcError as err:
+                if err.code() not in _core.RETRYABLE or attempt + 1 >= self._retry.max_attempts:
+                    raise _core.status_error(err, "WatchNotifications") from None
+                time.sleep(self._retry.backoff(attempt))
+                attempt += 1
+            finally:
+                call.cancel()
 
     def run(self, session_id: str, tool_use_blocks: Sequence[Dict[str, Any]],
             handlers: Optional[Handlers] = None, *,

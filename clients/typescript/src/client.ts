@@ -16,8 +16,11 @@ import {
 import { CancelState, ToolService, type ExecuteEvent, type HookRun } from "../gen/toold/v1/tool_pb.js";
 import { Run, toCalls, type ToolResultBlock } from "./run.js";
 import { completeRequest, delegationOf, noDelegationMessage, type Completion, type Delegation } from "./delegation.js";
+import { pageOf, type Notifications } from "./notifications.js";
 
 export type { Completion, Delegation } from "./delegation.js";
+export { idleTurnText, notificationText } from "./notifications.js";
+export type { Notification, NotificationKindName, Notifications } from "./notifications.js";
 
 export type { ToolResultBlock, ToolUseBlock } from "./run.js";
 export type { Session } from "../gen/toold/v1/session_pb.js";
@@ -277,6 +280,56 @@ export class Client {
   async completeCall(sessionId: string, toolUseId: string, c: Completion): Promise<void> {
     const req = completeRequest(sessionId, toolUseId, c);
     await this.unary("CompleteCall", () => this.toolsSvc.completeCall(req));
+  }
+
+  /** The session's notifications after the cursor afterSeq (0: all that
+   * are kept), oldest first; with waitMs (at most 60000), waits that long
+   * for one when there is none yet. Nothing is consumed: the same cursor
+   * gives the same again, so the read is retried. */
+  async listNotifications(sessionId: string, o: { afterSeq?: number; limit?: number; waitMs?: number } = {}): Promise<Notifications> {
+    const resp = await this.unary("ListNotifications", () => this.toolsSvc.listNotifications({
+      sessionId, afterSeq: BigInt(o.afterSeq ?? 0), limit: o.limit ?? 0, waitMs: o.waitMs ?? 0,
+    }));
+    return pageOf(resp);
+  }
+
+  /** Yields the session's notifications after the cursor, then each later
+   * batch as it comes, until the session is gone (TooldError NotFound),
+   * the signal aborts, or the caller stops iterating. A watch that breaks,
+   * or a server that shuts down, is watched again on whatever replica the
+   * transport reaches, after the last batch yielded: each notification is
+   * yielded once. */
+  async *watchNotifications(sessionId: string, o: { afterSeq?: number; signal?: AbortSignal } = {}): AsyncGenerator<Notifications> {
+    let after = o.afterSeq ?? 0;
+    for (let attempt = 0; ; ) {
+      const abort = new AbortController();
+      const onAbort = () => abort.abort(o.signal?.reason);
+      o.signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        for await (const m of this.toolsSvc.watchNotifications({ sessionId, afterSeq: BigInt(after) }, { signal: abort.signal })) {
+          attempt = 0;
+          if (m.notifications.length === 0 && m.dropped === 0n) continue; // the first message of an empty queue, or a keepalive
+          const page = pageOf(m);
+          yield page;
+          after = page.nextAfterSeq;
+        }
+        // toold ends a watch with a status only: an end without one is a
+        // break like any other.
+        if (attempt + 1 >= this.retry.maxAttempts) throw new TooldError("WatchNotifications: the stream ended", Code.Unavailable);
+        await sleep(this.backoff(attempt++), o.signal);
+      } catch (err) {
+        if (err instanceof TooldError) throw err;
+        if (o.signal?.aborted) throw o.signal.reason;
+        const code = ConnectError.from(err).code;
+        // Canceled without our abort: connect-node's word for an HTTP/2
+        // session that went away under the stream.
+        if (!(retryable(code) || code === Code.Canceled) || attempt + 1 >= this.retry.maxAttempts) throw toolError("WatchNotifications", err);
+        await sleep(this.backoff(attempt++), o.signal);
+      } finally {
+        o.signal?.removeEventListener("abort", onAbort);
+        abort.abort();
+      }
+    }
   }
 
   private async runLoop(run: Run, h: Handlers): Promise<ToolResultBlock[]> {

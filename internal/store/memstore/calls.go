@@ -103,6 +103,10 @@ func (m *Store) AppendEvents(_ context.Context, ref store.CallRef, owner string,
 }
 
 func (c *call) append(evs []store.CallEvent) {
+	if c.events == nil {
+		// Most calls come with all their events at once.
+		c.events = make([]store.CallEvent, 0, len(evs))
+	}
 	for _, ev := range evs {
 		if ev.Value == nil {
 			ev.Data = append([]byte(nil), ev.Data...)

@@ -37,6 +37,7 @@ type entry struct {
 	agents   map[string]*store.AgentTask
 	ver      uint64 // grows with every change of s: the ETag
 	board    board
+	notes    notes
 }
 
 // session returns a copy with the ETag set.
@@ -88,6 +89,7 @@ func (m *Store) DeleteSession(_ context.Context, id string) error {
 	for _, c := range e.calls {
 		c.notify()
 	}
+	e.notes.wakeLocked()
 	return nil
 }
 

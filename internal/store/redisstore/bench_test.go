@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/redistest"
 )
@@ -72,4 +74,51 @@ func BenchmarkUpdateSession(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func BenchmarkAddNotification(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	n := store.Notification{Kind: store.NoteMonitorEvent, TaskID: "bash_0a1b2c3d4e5f", Text: "<task-notification>\n<event>tick</event>\n</task-notification>"}
+	for b.Loop() {
+		if _, err := s.AddNotification(ctx, "s1", n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNotificationWake measures, as wake-ns/op, the time from a
+// notification added through one store to a reader waiting on another
+// store (another replica) having it: the Pub/Sub wake and one read,
+// against the poll of notePoll that it saves.
+func BenchmarkNotificationWake(b *testing.B) {
+	a := benchStore(b)
+	r := New(newClient(b, a.c.(*redis.Client).Options().Addr), Options{})
+	b.Cleanup(func() { r.Close() })
+	ctx := context.Background()
+	n := store.Notification{Kind: store.NoteShellEnded, TaskID: "bash_0a1b2c3d4e5f", Text: "x"}
+	// The first wait makes the waker's subscription; it is not timed.
+	seq, _ := a.AddNotification(ctx, "s1", n)
+	if _, err := r.ReadNotifications(ctx, "s1", seq-1, 1, time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	var total time.Duration
+	for b.Loop() {
+		go func() {
+			if _, err := r.ReadNotifications(ctx, "s1", seq, 1, time.Minute); err != nil {
+				b.Error(err)
+			}
+			got <- time.Now()
+		}()
+		// Long enough for the reader to be waiting, so that the add
+		// wakes it rather than its first read finding the notification.
+		time.Sleep(2 * time.Millisecond)
+		added := time.Now()
+		if seq, _ = a.AddNotification(ctx, "s1", n); seq == 0 {
+			b.Fatal("not added")
+		}
+		total += (<-got).Sub(added)
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "wake-ns/op")
 }

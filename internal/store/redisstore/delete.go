@@ -38,7 +38,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	}
 	keep := store.DeletedKeep.Milliseconds()
 	feed, asks, askexp := k.board()
-	r, err := scriptMarkDeleted.Run(ctx, s.c, append(k.all(), k.deleted, feed, asks, askexp, k.classifierDenials), s.ttlMs, keep, hex.EncodeToString(tok[:])).Int64Slice()
+	r, err := scriptMarkDeleted.Run(ctx, s.c, append(k.all(), k.deleted, feed, asks, askexp, k.classifierDenials, k.notes()), s.ttlMs, keep, hex.EncodeToString(tok[:]), s.wakeChannel(), id).Int64Slice()
 	if err != nil {
 		return unavailable(err)
 	}

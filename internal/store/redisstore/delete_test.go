@@ -208,7 +208,7 @@ func TestMarkDeletedResentIsTheSameDelete(t *testing.T) {
 	}
 	k, _ := s.keys("s1")
 	mark := func(token string) int64 {
-		r, err := scriptMarkDeleted.Run(ctx, c, append(k.all(), k.deleted), s.ttlMs, 60000, token).Int64Slice()
+		r, err := scriptMarkDeleted.Run(ctx, c, append(k.all(), k.deleted), s.ttlMs, 60000, token, s.wakeChannel(), "s1").Int64Slice()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,9 @@ import (
 //	                           seq (the last stored event)
 //	<prefix>{s:<id>}:ev:<tool_use_id>    stream of the call's events, entry
 //	                           id 0-<seq>, fields d (data) and f (final)
+//	<prefix>{s:<id>}:notes     stream of the session's notifications, entry
+//	                           id 0-<seq>, field d (JSON); the seq counter
+//	                           is the field "\x00noteseq" of stamps
 //
 // The prefix may not contain braces, or the hash tag would be taken from it.
 type keys struct {

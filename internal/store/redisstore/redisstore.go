@@ -24,6 +24,7 @@ import (
 	neturl "net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -106,6 +107,9 @@ type Store struct {
 	// afterPurgeStep, when set (tests), runs after each bounded step of
 	// DeleteSession with the number of calls left.
 	afterPurgeStep func(left int64)
+	// wake wakes the notification readers (notewaker.go), made once.
+	wakeOnce sync.Once
+	wake     *noteWaker
 }
 
 // New returns a store on a client the caller built and owns (Close leaves it
@@ -234,6 +238,7 @@ func (s *Store) loadScripts(ctx context.Context) error {
 // created it.
 func (s *Store) Close() error {
 	s.pipe.close()
+	s.waker().close()
 	if s.owned {
 		return s.c.Close()
 	}

@@ -51,14 +51,14 @@ end
 `
 
 // scriptCreate: ARGV[2] = session JSON, ARGV[3] = key base. Returns 1, or 0
-// if the id is taken. Stale stamps, denials or calls of an earlier session
+// if the id is taken. Stale stamps, denials, notifications or calls of an earlier session
 // under the same id (calls may outlive it by their keep time) are dropped:
 // a new session starts clean.
 var scriptCreate = redis.NewScript(dropCalls + `
 if not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[1]) then
   return 0
 end
-redis.call('DEL', KEYS[2], KEYS[3], ARGV[3] .. 'cdenials')
+redis.call('DEL', KEYS[2], KEYS[3], ARGV[3] .. 'cdenials', ARGV[3] .. 'notes')
 dropCalls(ARGV[3])
 return 1
 `)
@@ -75,8 +75,8 @@ return v
 // KEYS[5] = the deleted mark (hash); ARGV[2] = how long the mark is kept
 // (ms), ARGV[3] = a token unique to this DeleteSession. It moves the
 // session JSON into the mark and unlinks the session, stamps and denials
-// keys, and the console's board keys and the classifier's denials given
-// as KEYS[6..] (UNLINK frees a
+// keys, and the console's board keys, the classifier's denials and the
+// notifications given as KEYS[6..] (UNLINK frees a
 // large hash off Redis' main thread), so that every
 // script from now on finds no session. The calls set stays: it lists the
 // records that the bounded steps of scriptPurgeCalls drop next. Returns
@@ -85,6 +85,9 @@ return v
 // reply, also gets 1), 2 when another delete did, 0 when there is neither
 // a session nor a mark. O(1) in the number of calls, so it never outlasts
 // a read timeout however large the session.
+// ARGV[4] and ARGV[5] are the notification wake channel and the session
+// id: the session's notification readers, on every replica, learn at once
+// that it is gone.
 var scriptMarkDeleted = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then
@@ -99,6 +102,7 @@ redis.call('HSET', KEYS[5], 's', v, 'by', ARGV[3])
 redis.call('PEXPIRE', KEYS[5], ARGV[2])
 redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
 for i = 6, #KEYS do redis.call('UNLINK', KEYS[i]) end
+redis.call('PUBLISH', ARGV[4], ARGV[5])
 return {1, redis.call('ZCARD', KEYS[4])}
 `)
 
@@ -432,7 +436,7 @@ var allScripts = []*redis.Script{
 	scriptRecordRead, scriptReadStamp, scriptSetTasks, scriptRecordDenial, scriptCountDenials,
 	scriptResolve, scriptBeginCalls, scriptAppendEvents, scriptFinishCall,
 	scriptReleaseCall, scriptRenewLease, scriptReadEvents, scriptCommitCall,
-	scriptGetBlob,
+	scriptGetBlob, scriptAddNote, scriptReadNotes,
 }
 
 // The console's board (board.go) has its own calling convention:
@@ -480,4 +484,36 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
   end
 end
 return out
+`)
+
+// The notification queues (notifications.go) have their own calling
+// convention too: KEYS[1] = session, KEYS[2] = stamps (hash), KEYS[3] =
+// notes (stream); ARGV[1] = idle TTL in milliseconds.
+
+// scriptAddNote: ARGV[2] = how many to keep, ARGV[3] = the notification
+// JSON, ARGV[4] = the wake channel, ARGV[5] = the session id. The seq comes
+// from a counter in the stamps hash, which lives exactly as long as the
+// session (a stream that expired while the session lived would start
+// again at 1 under readers that are past that); the entry's id is
+// 0-<seq>. A new stamps hash gets the session's remaining TTL, so the
+// counter does not outlive it. The readers on every replica are woken
+// through the channel. Returns the seq, or nil.
+var scriptAddNote = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local seq = redis.call('HINCRBY', KEYS[2], '\0noteseq', 1)
+if redis.call('PTTL', KEYS[2]) < 0 then
+  redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1]))
+end
+redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[2], '0-' .. seq, 'd', ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return seq
+`)
+
+// scriptReadNotes: ARGV[2] = the cursor (entries after 0-<cursor>), ARGV[3]
+// = at most how many. Returns the entries, or nil when the session is
+// absent.
+var scriptReadNotes = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[2], '+', 'COUNT', ARGV[3])
 `)

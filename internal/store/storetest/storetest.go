@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	tests = append(tests, boardTests...)
 	tests = append(tests, agentTests...)
 	tests = append(tests, taskTests...)
+	tests = append(tests, notificationTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)

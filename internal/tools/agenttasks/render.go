@@ -57,3 +57,21 @@ func summary(a *store.AgentTask) string {
 func NotRunning(a *store.AgentTask) string {
 	return fmt.Sprintf("Task %s is not running (status: %s)", a.ID, a.State)
 }
+
+// Notification is the notification of an ended agent's task, for the
+// orchestrator to put into the parent's conversation as Claude Code does:
+// its Output. A report too long for the store's queue is cut there, with
+// a line saying that TaskOutput returns it whole.
+func Notification(a *store.AgentTask) store.Notification {
+	text := Output(a, false)
+	if over := len(text) - store.MaxNotificationBytes; over > 0 {
+		c := a.Clone()
+		keep := max(0, len(a.Report)-over-len(reportCut))
+		c.Report = strings.ToValidUTF8(a.Report[:keep], "") + reportCut
+		text = Output(c, false)
+	}
+	return store.Notification{Kind: store.NoteAgentEnded, TaskID: a.ID, ToolUseID: a.ToolUseID, Status: a.State, Text: text}
+}
+
+// reportCut ends a report cut for the notification queue.
+const reportCut = "\n[The report is cut here; TaskOutput with this task_id returns it whole.]"

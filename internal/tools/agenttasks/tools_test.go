@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/notify"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/store/memstore"
 	"github.com/toold/toold/internal/tool"
@@ -37,7 +38,7 @@ func setup(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
-	return &fixture{st: st, output: taskoutput.NewWithAgents(reg, st), killer: killshell.NewWithAgents(reg, st), env: env}
+	return &fixture{st: st, output: taskoutput.NewWithAgents(reg, st), killer: killshell.NewWithAgents(reg, st, notify.New(st, nil)), env: env}
 }
 
 func (f *fixture) launch(t *testing.T, id string) {
@@ -122,8 +123,18 @@ func TestTaskStopOfAnAgent(t *testing.T) {
 		t.Fatalf("second stop: %v", err)
 	}
 	out, _ := run(t, f.output, f.env, map[string]any{"task_id": "ag1"})
-	if want := "<task-notification>\n<task-id>ag1</task-id>\n<tool-use-id>toolu_ag1</tool-use-id>\n<status>killed</status>\n<summary>Agent \"Count files\" was stopped by Claude</summary>\n</task-notification>"; out != want {
+	want := "<task-notification>\n<task-id>ag1</task-id>\n<tool-use-id>toolu_ag1</tool-use-id>\n<status>killed</status>\n<summary>Agent \"Count files\" was stopped by Claude</summary>\n</task-notification>"
+	if out != want {
 		t.Fatalf("TaskOutput of a stopped agent: %q", out)
+	}
+	// The stop, and only the stop, queued the notification Claude Code
+	// gives the parent.
+	p, err := f.st.ReadNotifications(ctx, f.env.SessionID, 0, 0, 0)
+	if err != nil || len(p.Notifications) != 1 {
+		t.Fatalf("notifications %+v, %v", p.Notifications, err)
+	}
+	if n := p.Notifications[0]; n.Kind != store.NoteAgentEnded || n.Status != store.AgentKilled || n.TaskID != "ag1" || n.ToolUseID != "toolu_ag1" || n.Text != want {
+		t.Fatalf("notification %+v", n)
 	}
 	f.launch(t, "ag2")
 	if _, err := agenttasks.Finish(ctx, f.st, f.env.SessionID, "ag2", agenttasks.Report{ToolUseID: "toolu_ag2", Text: "x", Failed: true}, time.Now()); err != nil {
@@ -165,5 +176,23 @@ func TestFinishChecks(t *testing.T) {
 	cancel()
 	if _, _, err := agenttasks.Wait(cctx, f.st, f.env.SessionID, "ag3", time.Minute); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled wait: %v", err)
+	}
+}
+
+// A report longer than the notification queue takes is cut in the
+// notification, which says so; TaskOutput still has it whole.
+func TestNotificationOfALongReport(t *testing.T) {
+	a := &store.AgentTask{ID: "ag1", ToolUseID: "toolu_ag1", Description: "Count files", State: store.AgentCompleted,
+		Report: strings.Repeat("é", store.MaxNotificationBytes)}
+	n := agenttasks.Notification(a)
+	if len(n.Text) > store.MaxNotificationBytes || !strings.Contains(n.Text, "é\n[The report is cut here; TaskOutput with this task_id returns it whole.]</result>") {
+		t.Fatalf("notification of %d bytes: ...%q", len(n.Text), n.Text[len(n.Text)-200:])
+	}
+	if err := store.CheckNotification(n); err != nil {
+		t.Fatal(err)
+	}
+	a.Report = "short"
+	if n := agenttasks.Notification(a); n.Text != agenttasks.Output(a, false) || n.Kind != store.NoteAgentEnded || n.Status != store.AgentCompleted {
+		t.Fatalf("notification %+v", n)
 	}
 }

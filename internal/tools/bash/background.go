@@ -28,6 +28,7 @@ func (c *call) runBackground(ctx context.Context, env *tool.Env) (*tool.Result, 
 		Env:         sessionEnviron(env),
 		Command:     c.command,
 		Description: c.description,
+		ToolUseID:   env.ToolUseID,
 	}
 	if sb := c.tool.sandbox; sb != nil {
 		// No context: a background shell outlives the call that
@@ -79,8 +80,8 @@ func sessionEnviron(env *tool.Env) []string {
 
 // backgroundStarted is the result of a command started in the background:
 // Claude Code's, naming the task's output file (its handle, which Read
-// takes as file_path). toold sends no notification when the command
-// ends, so Claude Code's promise of one is left out.
+// takes as file_path). The notification it promises is the one the
+// registry's OnEnd posts (notify.Queue.ShellEnded).
 func backgroundStarted(id string) string {
-	return fmt.Sprintf("Command running in background with ID: %s. Output is being written to: %s. To check interim output, use Read on that file path.", id, tool.TaskOutputHandle(id))
+	return fmt.Sprintf("Command running in background with ID: %s. Output is being written to: %s. You will be notified when it completes. To check interim output, use Read on that file path.", id, tool.TaskOutputHandle(id))
 }

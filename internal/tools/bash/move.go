@@ -59,7 +59,7 @@ func (c *call) finishedInBackground(env *tool.Env, proc shells.Process, out *cap
 	var sofar string
 	err := out.moveTo(func(raw []byte, text string) (io.Writer, error) {
 		i, sink, err := c.tool.shells.Adopt(env.SessionID, shells.Adopted{
-			Command: c.command, Description: c.description, Dir: cwd,
+			Command: c.command, Description: c.description, Dir: cwd, ToolUseID: env.ToolUseID,
 			Process: proc, Started: started, Output: raw, Exited: exited,
 		})
 		if err != nil {
@@ -91,6 +91,7 @@ func (c *call) moveToBackground(env *tool.Env, proc shells.Process, out *capture
 			Command:     c.command,
 			Description: c.description,
 			Dir:         cwd,
+			ToolUseID:   env.ToolUseID,
 			Process:     proc,
 			Started:     started,
 			Output:      raw,
@@ -115,12 +116,13 @@ func (c *call) moveToBackground(env *tool.Env, proc shells.Process, out *capture
 
 // movedText is Claude Code's notice for a command moved to the background
 // at its timeout, naming the task's output file (its handle, which Read
-// takes as file_path). toold neither notifies when the command ends nor
-// stops it after 10 minutes, so those two sentences of Claude Code's are
-// left out. The timeout is in whole seconds, rounded to the nearest.
+// takes as file_path), and promising the notification of its end (which
+// the registry's OnEnd posts). toold does not stop it after 10 minutes,
+// so that sentence of Claude Code's is left out. The timeout is in whole
+// seconds, rounded to the nearest.
 func movedText(timeout time.Duration, id string, empty bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Command did not complete within its %s timeout and was moved to the background (ID: %s). Output is being written to: %s. ", roundSeconds(timeout), id, tool.TaskOutputHandle(id))
+	fmt.Fprintf(&b, "Command did not complete within its %s timeout and was moved to the background (ID: %s). Output is being written to: %s. You will be notified when it completes. ", roundSeconds(timeout), id, tool.TaskOutputHandle(id))
 	b.WriteString("It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop.")
 	if empty {
 		b.WriteString(" No output had been read from it when it was moved. A program that buffers its output, or a pipe into one such as tail, can keep the output file empty until the command finishes.")

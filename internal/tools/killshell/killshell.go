@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toold/toold/internal/notify"
 	"github.com/toold/toold/internal/store"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/agenttasks"
@@ -39,14 +40,15 @@ func New(reg *shells.Registry) tool.Tool { return &killTool{reg: reg} }
 // NewWithAgents returns the TaskStop tool over the session shells of reg
 // and the background agents kept in agents: a task id that is no shell's
 // is looked up there, and a running agent's task is ended as killed (see
-// stopAgent).
-func NewWithAgents(reg *shells.Registry, agents store.AgentTasks) tool.Tool {
-	return &killTool{reg: reg, agents: agents}
+// stopAgent), the stop's notification going to q.
+func NewWithAgents(reg *shells.Registry, agents store.AgentTasks, q *notify.Queue) tool.Tool {
+	return &killTool{reg: reg, agents: agents, queue: q}
 }
 
 type killTool struct {
 	reg    *shells.Registry
 	agents store.AgentTasks
+	queue  *notify.Queue
 }
 
 func (t *killTool) Definition() tool.Definition {
@@ -149,7 +151,9 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 // orchestrator's, which learns of the stop from this call's result on the
 // parent's stream (task_type local_agent, the agent's id) and, if it
 // missed that, from the refusal of its final report (FAILED_PRECONDITION).
-// The results are Claude Code's (recorded).
+// The results are Claude Code's (recorded), and so is the notification
+// of the stop, which Claude Code gives a stopped agent (unlike a stopped
+// shell).
 func (c *call) stopAgent(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	a, err := agenttasks.Stop(ctx, c.tool.agents, env.SessionID, c.id, time.Now())
 	var ended *agenttasks.EndedError
@@ -163,6 +167,7 @@ func (c *call) stopAgent(ctx context.Context, env *tool.Env) (*tool.Result, erro
 	case err != nil:
 		return nil, tool.Errorf(tool.KindUnavailable, "stopping agent %s failed: %v", c.id, err)
 	}
+	c.tool.queue.Post(ctx, env.SessionID, agenttasks.Notification(a))
 	text, err := jsonText(stopped{
 		Message:  fmt.Sprintf("Successfully stopped task: %s (%s)", a.ID, a.Description),
 		TaskID:   a.ID,

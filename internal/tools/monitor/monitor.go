@@ -2,18 +2,19 @@
 // background and watches its standard output, each line an event, until
 // the command ends or the monitor expires.
 //
-// Claude Code's Monitor returns at once and delivers each event later, as
-// a notification in the conversation. toold has no way to speak to the
-// model between calls, so its Monitor call waits instead: it returns with
-// the first events (the lines that arrive within 200 ms of the first, as
-// Claude Code batches them), or when the command ends, or at expiry. The
-// monitor is a background task like a Bash command run in the background:
-// it goes on watching after the call returns, until it expires, its
-// command ends or TaskStop stops it; every line it writes (standard error
-// too, which is not an event) is in its output file, which Read takes,
-// and TaskOutput reads what is new. Its command is decided as a Bash
-// command (Bash rules, the read-only command set, the sandbox), as in
-// Claude Code. Claude Code's ws source (a WebSocket) is not offered.
+// As in Claude Code 2.1.332, the call returns at once ("Monitor started
+// ...") and the events follow as notifications for the model: batches of
+// lines (those that come within 200 ms of a batch's first), notices (the
+// expiry, events suppressed for the output rate) and the command's end,
+// each a <task-notification> in Claude Code's words, queued in the store
+// (notify.Queue) for the orchestrator, which puts them into the
+// conversation. The monitor is a background task like a Bash command run
+// in the background: it watches until it expires, its command ends or
+// TaskStop stops it; every line it writes (standard error too, which is
+// not an event) is in its output file, which Read takes, and TaskOutput
+// reads what is new. Its command is decided as a Bash command (Bash
+// rules, the read-only command set, the sandbox), as in Claude Code.
+// Claude Code's ws source (a WebSocket) is not offered.
 package monitor
 
 import (
@@ -25,6 +26,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/toold/toold/internal/notify"
 	"github.com/toold/toold/internal/sandbox"
 	"github.com/toold/toold/internal/tool"
 	"github.com/toold/toold/internal/tools/shells"
@@ -40,10 +42,6 @@ const (
 	maxTimeoutMS = 600000
 	minTimeoutMS = 1000
 	schemaMaxMS  = 3600000
-	// batch is how long after the first event more lines are gathered
-	// into the same result, as Claude Code batches lines into one
-	// notification.
-	batch = 200 * time.Millisecond
 )
 
 // Options configure the tool.
@@ -55,11 +53,14 @@ type Options struct {
 	Sandbox *sandbox.Launcher
 	// BashPath is the bash binary. Empty: /bin/bash, else bash in PATH.
 	BashPath string
+	// Notify queues the monitors' notifications for the orchestrator;
+	// required.
+	Notify *notify.Queue
 }
 
 // New returns the Monitor tool.
 func New(opts Options) tool.Tool {
-	t := &monitorTool{shells: opts.Shells, bash: opts.BashPath}
+	t := &monitorTool{shells: opts.Shells, bash: opts.BashPath, queue: opts.Notify}
 	if opts.Sandbox.Enabled() {
 		t.sandbox = opts.Sandbox
 	}
@@ -78,6 +79,10 @@ type monitorTool struct {
 	shells  *shells.Registry
 	sandbox *sandbox.Launcher
 	bash    string
+	queue   *notify.Queue
+	// finished, when set (tests), is told of each monitor whose watch has
+	// posted its last notification.
+	finished func(taskID string)
 }
 
 func (t *monitorTool) Definition() tool.Definition {
@@ -141,14 +146,19 @@ func (c *call) Activity() tool.Activity { return tool.Activity{Summary: "Monitor
 
 func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	reg := c.tool.shells
-	if reg == nil {
-		return nil, tool.Errorf(tool.KindUnavailable, "Monitor is not available on this server: it keeps no background tasks.")
+	if reg == nil || c.tool.queue == nil {
+		return nil, tool.Errorf(tool.KindUnavailable, "Monitor is not available on this server: it keeps no background tasks or has no notification queue.")
 	}
-	ev := newEvents()
-	spec, err := c.spec(env, ev)
+	w := &watch{
+		reg: reg, queue: c.tool.queue, sessionID: env.SessionID, toolUseID: env.ToolUseID,
+		description: c.description, timeout: c.timeout,
+		lines: newLines(), now: time.Now,
+	}
+	spec, err := c.spec(env, w.lines)
 	if err != nil {
 		return nil, err
 	}
+	w.limit = newLimiter(w.now())
 	info, err := reg.Start(env.SessionID, spec)
 	switch {
 	case errors.Is(err, shells.ErrLimit):
@@ -158,13 +168,26 @@ func (c *call) Run(ctx context.Context, env *tool.Env) (*tool.Result, error) {
 	case err != nil:
 		return nil, tool.Errorf(tool.KindUnavailable, "the monitor's command could not be started: %v", err)
 	}
-	// The monitor outlives the call; expiry ends it wherever it is.
-	expire := time.AfterFunc(c.timeout, func() { reg.Kill(context.Background(), env.SessionID, info.ID) })
-	return c.watch(ctx, env, info.ID, ev, expire)
+	done, err := reg.Done(env.SessionID, info.ID)
+	if err != nil {
+		return nil, tool.Errorf(tool.KindUnavailable, "the monitor could not be followed: %v", err)
+	}
+	w.id = info.ID
+	// The monitor outlives the call, which returns at once.
+	go func() {
+		w.run(done)
+		if f := c.tool.finished; f != nil {
+			f(w.id)
+		}
+	}()
+	return tool.Text(started(info.ID, c.timeout)).
+		WithMeta("task_id", info.ID).
+		WithMeta("status", shells.Running.String()).
+		WithMeta("background", true), nil
 }
 
 // spec is the monitor's command, run as Bash runs a background command.
-func (c *call) spec(env *tool.Env, ev *events) (shells.Spec, error) {
+func (c *call) spec(env *tool.Env, ev *lines) (shells.Spec, error) {
 	cwd := env.Cwd
 	if cwd == "" {
 		cwd = env.Files.Primary()
@@ -176,7 +199,7 @@ func (c *call) spec(env *tool.Env, ev *events) (shells.Spec, error) {
 	spec := shells.Spec{
 		Path: c.tool.bash, Args: []string{c.tool.bash, "-c", c.command},
 		Dir: cwd, Env: environ,
-		Command: c.command, Description: c.description,
+		Command: c.command, Description: c.description, ToolUseID: env.ToolUseID,
 		Kind: shells.KindMonitor, OnStdout: ev.feed,
 	}
 	if sb := c.tool.sandbox; sb != nil {
@@ -190,102 +213,4 @@ func (c *call) spec(env *tool.Env, ev *events) (shells.Spec, error) {
 		spec.Process = proc
 	}
 	return spec, nil
-}
-
-// watch waits for the first events, the command's end or expiry, and
-// says which came.
-func (c *call) watch(ctx context.Context, env *tool.Env, id string, ev *events, expire *time.Timer) (*tool.Result, error) {
-	reg := c.tool.shells
-	ended := make(chan shells.Info, 1)
-	waitCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		// A read that waits for the end consumes nothing it would not
-		// have: the events are taken from ev, not from the spool.
-		info, err := waitEnd(waitCtx, reg, env.SessionID, id)
-		if err == nil {
-			ended <- info
-		}
-	}()
-	var info shells.Info
-	select {
-	case <-ev.first:
-		t := time.NewTimer(batch)
-		select {
-		case <-t.C:
-		case info = <-ended:
-		case <-ctx.Done():
-		}
-		t.Stop()
-	case info = <-ended:
-	case <-ctx.Done():
-	}
-	if err := ctx.Err(); err != nil {
-		// Nobody waits for the events any more: the monitor goes too.
-		expire.Stop()
-		reg.Kill(context.WithoutCancel(ctx), env.SessionID, id)
-		return nil, err
-	}
-	if info.ID == "" {
-		info, _ = reg.Status(env.SessionID, id)
-	}
-	lines, omitted := ev.take()
-	return c.result(id, info, lines, omitted), nil
-}
-
-// waitEnd waits for the shell to end.
-func waitEnd(ctx context.Context, reg *shells.Registry, sessionID, id string) (shells.Info, error) {
-	for {
-		info, err := reg.Status(sessionID, id)
-		if err != nil || info.State != shells.Running {
-			return info, err
-		}
-		done, err := reg.Done(sessionID, id)
-		if err != nil {
-			return info, err
-		}
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return info, ctx.Err()
-		}
-	}
-}
-
-func (c *call) result(id string, info shells.Info, lines string, omitted int64) *tool.Result {
-	handle := tool.TaskOutputHandle(id)
-	var text string
-	switch {
-	case lines == "" && info.State == shells.Killed:
-		text = fmt.Sprintf("Monitor expired after %s with no events delivered. Re-arm it if you still need the watch — and widen the filter if silence was unexpected.", seconds(c.timeout))
-	case lines == "":
-		text = fmt.Sprintf("Monitor %q (task %s) ended with no events: its command exited with code %d. Its output file, with anything it wrote to standard error, is %s.", c.description, id, info.ExitCode, handle)
-	default:
-		text = fmt.Sprintf("Monitor event: %q (task %s)\n%s", c.description, id, lines)
-		if omitted > 0 {
-			text += fmt.Sprintf("\n[%d more bytes of events are in the output file]", omitted)
-		}
-		if info.State == shells.Running {
-			text += fmt.Sprintf("\n\nThe monitor keeps watching until it expires (%s after it started) or its command ends. Its output file %s holds every line, later events included: read it with Read, or wait for what is new with TaskOutput (task_id %q). Stop it with TaskStop when it is no longer needed.", seconds(c.timeout), handle, id)
-		} else {
-			text += fmt.Sprintf("\n\nThe monitor's command has ended (%s); its output file is %s.", ended(info), handle)
-		}
-	}
-	return tool.Text(text).
-		WithMeta("task_id", id).
-		WithMeta("status", info.State.String()).
-		WithMeta("background", info.State == shells.Running)
-}
-
-func ended(info shells.Info) string {
-	if info.State == shells.Killed {
-		return "stopped"
-	}
-	return fmt.Sprintf("exit code %d", info.ExitCode)
-}
-
-// seconds writes a duration in whole seconds, rounded down, as Claude
-// Code's monitor notices do ("expires in 1s" for 1500 ms).
-func seconds(d time.Duration) string {
-	return fmt.Sprintf("%ds", int64(d/time.Second))
 }

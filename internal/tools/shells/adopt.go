@@ -15,6 +15,9 @@ type Adopted struct {
 	Command     string
 	Description string
 	Dir         string
+	// ToolUseID is the call that started the command, for its
+	// notification.
+	ToolUseID string
 	// Process has been started by the caller, who also waits for it.
 	Process Process
 	// Started is when the command started.
@@ -62,6 +65,7 @@ func (r *Registry) Adopt(sessionID string, a Adopted) (Info, *Sink, error) {
 	}
 	sh := &shell{
 		id: id, command: a.Command, description: a.Description, dir: a.Dir,
+		toolUseID: a.ToolUseID, onEnd: r.endHook(sessionID),
 		pid:     pid,
 		proc:    a.Process,
 		started: started,

@@ -6,7 +6,8 @@ import (
 	"io"
 )
 
-// Kind is what started a shell: it decides how TaskStop names its type.
+// Kind is what started a shell: it decides who tells the model of its end
+// (the registry's OnEnd for a Bash command, the Monitor for its own).
 type Kind int
 
 const (
@@ -16,13 +17,10 @@ const (
 	KindMonitor
 )
 
-// TaskType is Claude Code's name of the kind in TaskStop's result.
-func (k Kind) TaskType() string {
-	if k == KindMonitor {
-		return "monitor"
-	}
-	return "local_bash"
-}
+// TaskType is Claude Code's name of the kind in TaskStop's result:
+// local_bash for both, a Monitor's command being a shell too (recorded
+// with 2.1.332, test/conformance/recorded_notifications.json).
+func (k Kind) TaskType() string { return "local_bash" }
 
 // OpenOutput returns the shell's output file as Read shows it: the output
 // kept so far (standard output and error in the order written), with a

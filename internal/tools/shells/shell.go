@@ -40,7 +40,9 @@ func (s State) String() string {
 type Info struct {
 	ID string
 	// Kind is what started the shell.
-	Kind        Kind
+	Kind Kind
+	// ToolUseID is the call that started it.
+	ToolUseID   string
 	Command     string
 	Description string
 	Dir         string
@@ -63,11 +65,14 @@ type Info struct {
 // shell is one background command.
 type shell struct {
 	id, command, description, dir string
+	toolUseID                     string
 	kind                          Kind
-	pid                           int
-	proc                          Process
-	started                       time.Time
-	out                           *spool
+	// onEnd, when set, is told how the shell ended, once (Registry.OnEnd).
+	onEnd   func(Info)
+	pid     int
+	proc    Process
+	started time.Time
+	out     *spool
 	// hide is cut from the output: the sandbox's text before the script.
 	hide []byte
 	// done is closed once bash has been reaped, its group killed and its
@@ -101,7 +106,7 @@ func (sh *shell) info() Info {
 		code = -1
 	}
 	return Info{
-		ID: sh.id, Kind: sh.kind, Command: sh.command, Description: sh.description, Dir: sh.dir,
+		ID: sh.id, Kind: sh.kind, ToolUseID: sh.toolUseID, Command: sh.command, Description: sh.description, Dir: sh.dir,
 		PID: sh.pid, State: sh.state, ExitCode: code, Signal: sh.signal,
 		Started: sh.started, Ended: sh.ended, OutputBytes: sh.out.written(),
 	}
@@ -211,6 +216,9 @@ func (sh *shell) end(proc Process) {
 	sh.mu.Unlock()
 	close(sh.done)
 	sh.out.notify()
+	if sh.onEnd != nil {
+		sh.onEnd(sh.info())
+	}
 }
 
 // remove deletes the shell's output files. The shell must have ended.

@@ -68,6 +68,29 @@ type Registry struct {
 	mu       sync.Mutex
 	closed   bool
 	sessions map[string]map[string]*shell
+	onEnd    func(sessionID string, info Info)
+}
+
+// OnEnd sets the function told, once, how each shell ended (its Info, with
+// State final), after its output is complete: a Bash command's end is a
+// notification for the model. It runs on the goroutine that waited for
+// the shell, which it should not hold for long.
+func (r *Registry) OnEnd(fn func(sessionID string, info Info)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onEnd = fn
+}
+
+// endHook is what a shell of the session calls when it ends.
+func (r *Registry) endHook(sessionID string) func(Info) {
+	return func(info Info) {
+		r.mu.Lock()
+		fn := r.onEnd
+		r.mu.Unlock()
+		if fn != nil {
+			fn(sessionID, info)
+		}
+	}
 }
 
 // New makes the registry's private directory (mode 0700) under opts.Dir.

@@ -29,6 +29,8 @@ type Spec struct {
 	Description string
 	// Kind is what starts the shell (Bash by default).
 	Kind Kind
+	// ToolUseID is the call that started the shell, for its notification.
+	ToolUseID string
 	// OnStdout, when set, gets the command's standard output as it
 	// arrives, from a pipe of its own (standard error then goes to the
 	// spool only); it must not block, and must copy what it keeps. Nil:
@@ -77,7 +79,7 @@ func (r *Registry) Start(sessionID string, spec Spec) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	sh, err := startShell(id, dir, r.capBytes, spec)
+	sh, err := startShell(id, dir, r.capBytes, spec, r.endHook(sessionID))
 	if err != nil {
 		os.RemoveAll(dir)
 		return Info{}, err
@@ -130,7 +132,7 @@ func (r *Registry) makeDir() (string, string, error) {
 	}
 }
 
-func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
+func startShell(id, dir string, capBytes int64, spec Spec, ended func(Info)) (*shell, error) {
 	env := spec.Env
 	if env == nil {
 		// A nil Env would hand toold's own environment to the command.
@@ -175,6 +177,7 @@ func startShell(id, dir string, capBytes int64, spec Spec) (*shell, error) {
 	}
 	sh := &shell{
 		id: id, command: spec.Command, description: spec.Description, dir: spec.Dir, kind: spec.Kind,
+		toolUseID: spec.ToolUseID, onEnd: ended,
 		hide:    scriptPrefix(proc),
 		pid:     cmd.Process.Pid,
 		started: time.Now(),

@@ -2290,7 +2290,7 @@ var File_toold_v1_tool_proto protoreflect.FileDescriptor
 
 const file_toold_v1_tool_proto_rawDesc = "" +
 	"\n" +
-	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19toold/v1/delegation.proto\"m\n" +
+	"\x13toold/v1/tool.proto\x12\btoold.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19toold/v1/delegation.proto\x1a\x1btoold/v1/notification.proto\"m\n" +
 	"\rCancelRequest\x12%\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\tsessionId\x125\n" +
@@ -2466,7 +2466,7 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x12\x17\n" +
 	"\x13ERROR_KIND_NO_MATCH\x10\v\x12\x19\n" +
 	"\x15ERROR_KIND_NOT_UNIQUE\x10\f\x12\x17\n" +
-	"\x13ERROR_KIND_CONFLICT\x10\r2\xea\x03\n" +
+	"\x13ERROR_KIND_CONFLICT\x10\r2\xab\x05\n" +
 	"\vToolService\x12D\n" +
 	"\tListTools\x12\x1a.toold.v1.ListToolsRequest\x1a\x1b.toold.v1.ListToolsResponse\x12=\n" +
 	"\aExecute\x12\x18.toold.v1.ExecuteRequest\x1a\x16.toold.v1.ExecuteEvent0\x01\x12;\n" +
@@ -2474,7 +2474,9 @@ const file_toold_v1_tool_proto_rawDesc = "" +
 	"\x0fCheckPermission\x12 .toold.v1.CheckPermissionRequest\x1a!.toold.v1.CheckPermissionResponse\x12;\n" +
 	"\x06Cancel\x12\x17.toold.v1.CancelRequest\x1a\x18.toold.v1.CancelResponse\x12M\n" +
 	"\fCompleteCall\x12\x1d.toold.v1.CompleteCallRequest\x1a\x1e.toold.v1.CompleteCallResponse\x125\n" +
-	"\x04Call\x12\x15.toold.v1.CallRequest\x1a\x16.toold.v1.CallResponseB/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
+	"\x04Call\x12\x15.toold.v1.CallRequest\x1a\x16.toold.v1.CallResponse\x12\\\n" +
+	"\x11ListNotifications\x12\".toold.v1.ListNotificationsRequest\x1a#.toold.v1.ListNotificationsResponse\x12a\n" +
+	"\x12WatchNotifications\x12#.toold.v1.WatchNotificationsRequest\x1a$.toold.v1.WatchNotificationsResponse0\x01B/Z-github.com/toold/toold/proto/toold/v1;tooldv1b\x06proto3"
 
 var (
 	file_toold_v1_tool_proto_rawDescOnce sync.Once
@@ -2491,40 +2493,44 @@ func file_toold_v1_tool_proto_rawDescGZIP() []byte {
 var file_toold_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_toold_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_toold_v1_tool_proto_goTypes = []any{
-	(CancelState)(0),                // 0: toold.v1.CancelState
-	(Behavior)(0),                   // 1: toold.v1.Behavior
-	(ErrorKind)(0),                  // 2: toold.v1.ErrorKind
-	(*CancelRequest)(nil),           // 3: toold.v1.CancelRequest
-	(*CancelResponse)(nil),          // 4: toold.v1.CancelResponse
-	(*CallCancellation)(nil),        // 5: toold.v1.CallCancellation
-	(*ListToolsRequest)(nil),        // 6: toold.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),       // 7: toold.v1.ListToolsResponse
-	(*McpServerState)(nil),          // 8: toold.v1.McpServerState
-	(*ToolDefinition)(nil),          // 9: toold.v1.ToolDefinition
-	(*ExecuteRequest)(nil),          // 10: toold.v1.ExecuteRequest
-	(*CallRequest)(nil),             // 11: toold.v1.CallRequest
-	(*CallResponse)(nil),            // 12: toold.v1.CallResponse
-	(*AttachRequest)(nil),           // 13: toold.v1.AttachRequest
-	(*ToolCall)(nil),                // 14: toold.v1.ToolCall
-	(*ExecuteEvent)(nil),            // 15: toold.v1.ExecuteEvent
-	(*Keepalive)(nil),               // 16: toold.v1.Keepalive
-	(*HookRun)(nil),                 // 17: toold.v1.HookRun
-	(*Decision)(nil),                // 18: toold.v1.Decision
-	(*PartDecision)(nil),            // 19: toold.v1.PartDecision
-	(*PermissionRequest)(nil),       // 20: toold.v1.PermissionRequest
-	(*CheckPermissionRequest)(nil),  // 21: toold.v1.CheckPermissionRequest
-	(*CheckPermissionResponse)(nil), // 22: toold.v1.CheckPermissionResponse
-	(*ToolStarted)(nil),             // 23: toold.v1.ToolStarted
-	(*ToolProgress)(nil),            // 24: toold.v1.ToolProgress
-	(*ToolResult)(nil),              // 25: toold.v1.ToolResult
-	(*ContentBlock)(nil),            // 26: toold.v1.ContentBlock
-	(*DocumentBlock)(nil),           // 27: toold.v1.DocumentBlock
-	(*TextBlock)(nil),               // 28: toold.v1.TextBlock
-	(*ImageBlock)(nil),              // 29: toold.v1.ImageBlock
-	(*structpb.Struct)(nil),         // 30: google.protobuf.Struct
-	(*DelegatedCall)(nil),           // 31: toold.v1.DelegatedCall
-	(*CompleteCallRequest)(nil),     // 32: toold.v1.CompleteCallRequest
-	(*CompleteCallResponse)(nil),    // 33: toold.v1.CompleteCallResponse
+	(CancelState)(0),                   // 0: toold.v1.CancelState
+	(Behavior)(0),                      // 1: toold.v1.Behavior
+	(ErrorKind)(0),                     // 2: toold.v1.ErrorKind
+	(*CancelRequest)(nil),              // 3: toold.v1.CancelRequest
+	(*CancelResponse)(nil),             // 4: toold.v1.CancelResponse
+	(*CallCancellation)(nil),           // 5: toold.v1.CallCancellation
+	(*ListToolsRequest)(nil),           // 6: toold.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),          // 7: toold.v1.ListToolsResponse
+	(*McpServerState)(nil),             // 8: toold.v1.McpServerState
+	(*ToolDefinition)(nil),             // 9: toold.v1.ToolDefinition
+	(*ExecuteRequest)(nil),             // 10: toold.v1.ExecuteRequest
+	(*CallRequest)(nil),                // 11: toold.v1.CallRequest
+	(*CallResponse)(nil),               // 12: toold.v1.CallResponse
+	(*AttachRequest)(nil),              // 13: toold.v1.AttachRequest
+	(*ToolCall)(nil),                   // 14: toold.v1.ToolCall
+	(*ExecuteEvent)(nil),               // 15: toold.v1.ExecuteEvent
+	(*Keepalive)(nil),                  // 16: toold.v1.Keepalive
+	(*HookRun)(nil),                    // 17: toold.v1.HookRun
+	(*Decision)(nil),                   // 18: toold.v1.Decision
+	(*PartDecision)(nil),               // 19: toold.v1.PartDecision
+	(*PermissionRequest)(nil),          // 20: toold.v1.PermissionRequest
+	(*CheckPermissionRequest)(nil),     // 21: toold.v1.CheckPermissionRequest
+	(*CheckPermissionResponse)(nil),    // 22: toold.v1.CheckPermissionResponse
+	(*ToolStarted)(nil),                // 23: toold.v1.ToolStarted
+	(*ToolProgress)(nil),               // 24: toold.v1.ToolProgress
+	(*ToolResult)(nil),                 // 25: toold.v1.ToolResult
+	(*ContentBlock)(nil),               // 26: toold.v1.ContentBlock
+	(*DocumentBlock)(nil),              // 27: toold.v1.DocumentBlock
+	(*TextBlock)(nil),                  // 28: toold.v1.TextBlock
+	(*ImageBlock)(nil),                 // 29: toold.v1.ImageBlock
+	(*structpb.Struct)(nil),            // 30: google.protobuf.Struct
+	(*DelegatedCall)(nil),              // 31: toold.v1.DelegatedCall
+	(*CompleteCallRequest)(nil),        // 32: toold.v1.CompleteCallRequest
+	(*ListNotificationsRequest)(nil),   // 33: toold.v1.ListNotificationsRequest
+	(*WatchNotificationsRequest)(nil),  // 34: toold.v1.WatchNotificationsRequest
+	(*CompleteCallResponse)(nil),       // 35: toold.v1.CompleteCallResponse
+	(*ListNotificationsResponse)(nil),  // 36: toold.v1.ListNotificationsResponse
+	(*WatchNotificationsResponse)(nil), // 37: toold.v1.WatchNotificationsResponse
 }
 var file_toold_v1_tool_proto_depIdxs = []int32{
 	5,  // 0: toold.v1.CancelResponse.calls:type_name -> toold.v1.CallCancellation
@@ -2565,15 +2571,19 @@ var file_toold_v1_tool_proto_depIdxs = []int32{
 	3,  // 35: toold.v1.ToolService.Cancel:input_type -> toold.v1.CancelRequest
 	32, // 36: toold.v1.ToolService.CompleteCall:input_type -> toold.v1.CompleteCallRequest
 	11, // 37: toold.v1.ToolService.Call:input_type -> toold.v1.CallRequest
-	7,  // 38: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
-	15, // 39: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
-	15, // 40: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
-	22, // 41: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
-	4,  // 42: toold.v1.ToolService.Cancel:output_type -> toold.v1.CancelResponse
-	33, // 43: toold.v1.ToolService.CompleteCall:output_type -> toold.v1.CompleteCallResponse
-	12, // 44: toold.v1.ToolService.Call:output_type -> toold.v1.CallResponse
-	38, // [38:45] is the sub-list for method output_type
-	31, // [31:38] is the sub-list for method input_type
+	33, // 38: toold.v1.ToolService.ListNotifications:input_type -> toold.v1.ListNotificationsRequest
+	34, // 39: toold.v1.ToolService.WatchNotifications:input_type -> toold.v1.WatchNotificationsRequest
+	7,  // 40: toold.v1.ToolService.ListTools:output_type -> toold.v1.ListToolsResponse
+	15, // 41: toold.v1.ToolService.Execute:output_type -> toold.v1.ExecuteEvent
+	15, // 42: toold.v1.ToolService.Attach:output_type -> toold.v1.ExecuteEvent
+	22, // 43: toold.v1.ToolService.CheckPermission:output_type -> toold.v1.CheckPermissionResponse
+	4,  // 44: toold.v1.ToolService.Cancel:output_type -> toold.v1.CancelResponse
+	35, // 45: toold.v1.ToolService.CompleteCall:output_type -> toold.v1.CompleteCallResponse
+	12, // 46: toold.v1.ToolService.Call:output_type -> toold.v1.CallResponse
+	36, // 47: toold.v1.ToolService.ListNotifications:output_type -> toold.v1.ListNotificationsResponse
+	37, // 48: toold.v1.ToolService.WatchNotifications:output_type -> toold.v1.WatchNotificationsResponse
+	40, // [40:49] is the sub-list for method output_type
+	31, // [31:40] is the sub-list for method input_type
 	31, // [31:31] is the sub-list for extension type_name
 	31, // [31:31] is the sub-list for extension extendee
 	0,  // [0:31] is the sub-list for field type_name
@@ -2585,6 +2595,7 @@ func file_toold_v1_tool_proto_init() {
 		return
 	}
 	file_toold_v1_delegation_proto_init()
+	file_toold_v1_notification_proto_init()
 	file_toold_v1_tool_proto_msgTypes[12].OneofWrappers = []any{
 		(*ExecuteEvent_Started)(nil),
 		(*ExecuteEvent_Progress)(nil),

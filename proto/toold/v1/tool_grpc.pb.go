@@ -19,13 +19,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ToolService_ListTools_FullMethodName       = "/toold.v1.ToolService/ListTools"
-	ToolService_Execute_FullMethodName         = "/toold.v1.ToolService/Execute"
-	ToolService_Attach_FullMethodName          = "/toold.v1.ToolService/Attach"
-	ToolService_CheckPermission_FullMethodName = "/toold.v1.ToolService/CheckPermission"
-	ToolService_Cancel_FullMethodName          = "/toold.v1.ToolService/Cancel"
-	ToolService_CompleteCall_FullMethodName    = "/toold.v1.ToolService/CompleteCall"
-	ToolService_Call_FullMethodName            = "/toold.v1.ToolService/Call"
+	ToolService_ListTools_FullMethodName          = "/toold.v1.ToolService/ListTools"
+	ToolService_Execute_FullMethodName            = "/toold.v1.ToolService/Execute"
+	ToolService_Attach_FullMethodName             = "/toold.v1.ToolService/Attach"
+	ToolService_CheckPermission_FullMethodName    = "/toold.v1.ToolService/CheckPermission"
+	ToolService_Cancel_FullMethodName             = "/toold.v1.ToolService/Cancel"
+	ToolService_CompleteCall_FullMethodName       = "/toold.v1.ToolService/CompleteCall"
+	ToolService_Call_FullMethodName               = "/toold.v1.ToolService/Call"
+	ToolService_ListNotifications_FullMethodName  = "/toold.v1.ToolService/ListNotifications"
+	ToolService_WatchNotifications_FullMethodName = "/toold.v1.ToolService/WatchNotifications"
 )
 
 // ToolServiceClient is the client API for ToolService service.
@@ -147,6 +149,32 @@ type ToolServiceClient interface {
 	//
 	// Errors: as Execute's, and FAILED_PRECONDITION as above.
 	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (*CallResponse, error)
+	// ListNotifications returns the session's notifications after a cursor,
+	// oldest first: the messages for the model that no tool call returns,
+	// each Claude Code's <task-notification> (a Monitor's events and end,
+	// a background Bash command's end, a background agent's end). The
+	// orchestrator puts them into its next request, as Claude Code puts
+	// them into the conversation (docs/notifications.md). Any replica
+	// answers for every replica's tasks (with --redis-url); nothing is
+	// consumed, so a reader that lost an answer asks again with the same
+	// cursor. A session keeps its newest 1000; dropped counts those a
+	// reader missed.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for a bad
+	// cursor, limit or wait.
+	ListNotifications(ctx context.Context, in *ListNotificationsRequest, opts ...grpc.CallOption) (*ListNotificationsResponse, error)
+	// WatchNotifications streams the session's notifications after a
+	// cursor, then each later one as it comes, from whichever replica's
+	// task made it. The first message comes at once (with the kept
+	// notifications, or none), so that the client knows the watch stands;
+	// after a silence of the server's --stream-keepalive interval a message
+	// with no notification keeps the stream open. To resume a watch that
+	// broke, watch again (on any replica) with the last next_after_seq.
+	//
+	// Errors: NOT_FOUND for an unknown session, also when it is deleted or
+	// expires during the watch; UNAVAILABLE when the server shuts down (watch
+	// again elsewhere); INVALID_ARGUMENT for a bad cursor.
+	WatchNotifications(ctx context.Context, in *WatchNotificationsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchNotificationsResponse], error)
 }
 
 type toolServiceClient struct {
@@ -244,6 +272,35 @@ func (c *toolServiceClient) Call(ctx context.Context, in *CallRequest, opts ...g
 	}
 	return out, nil
 }
+
+func (c *toolServiceClient) ListNotifications(ctx context.Context, in *ListNotificationsRequest, opts ...grpc.CallOption) (*ListNotificationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListNotificationsResponse)
+	err := c.cc.Invoke(ctx, ToolService_ListNotifications_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *toolServiceClient) WatchNotifications(ctx context.Context, in *WatchNotificationsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchNotificationsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ToolService_ServiceDesc.Streams[2], ToolService_WatchNotifications_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchNotificationsRequest, WatchNotificationsResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ToolService_WatchNotificationsClient = grpc.ServerStreamingClient[WatchNotificationsResponse]
 
 // ToolServiceServer is the server API for ToolService service.
 // All implementations must embed UnimplementedToolServiceServer
@@ -364,6 +421,32 @@ type ToolServiceServer interface {
 	//
 	// Errors: as Execute's, and FAILED_PRECONDITION as above.
 	Call(context.Context, *CallRequest) (*CallResponse, error)
+	// ListNotifications returns the session's notifications after a cursor,
+	// oldest first: the messages for the model that no tool call returns,
+	// each Claude Code's <task-notification> (a Monitor's events and end,
+	// a background Bash command's end, a background agent's end). The
+	// orchestrator puts them into its next request, as Claude Code puts
+	// them into the conversation (docs/notifications.md). Any replica
+	// answers for every replica's tasks (with --redis-url); nothing is
+	// consumed, so a reader that lost an answer asks again with the same
+	// cursor. A session keeps its newest 1000; dropped counts those a
+	// reader missed.
+	//
+	// Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for a bad
+	// cursor, limit or wait.
+	ListNotifications(context.Context, *ListNotificationsRequest) (*ListNotificationsResponse, error)
+	// WatchNotifications streams the session's notifications after a
+	// cursor, then each later one as it comes, from whichever replica's
+	// task made it. The first message comes at once (with the kept
+	// notifications, or none), so that the client knows the watch stands;
+	// after a silence of the server's --stream-keepalive interval a message
+	// with no notification keeps the stream open. To resume a watch that
+	// broke, watch again (on any replica) with the last next_after_seq.
+	//
+	// Errors: NOT_FOUND for an unknown session, also when it is deleted or
+	// expires during the watch; UNAVAILABLE when the server shuts down (watch
+	// again elsewhere); INVALID_ARGUMENT for a bad cursor.
+	WatchNotifications(*WatchNotificationsRequest, grpc.ServerStreamingServer[WatchNotificationsResponse]) error
 	mustEmbedUnimplementedToolServiceServer()
 }
 
@@ -394,6 +477,12 @@ func (UnimplementedToolServiceServer) CompleteCall(context.Context, *CompleteCal
 }
 func (UnimplementedToolServiceServer) Call(context.Context, *CallRequest) (*CallResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Call not implemented")
+}
+func (UnimplementedToolServiceServer) ListNotifications(context.Context, *ListNotificationsRequest) (*ListNotificationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListNotifications not implemented")
+}
+func (UnimplementedToolServiceServer) WatchNotifications(*WatchNotificationsRequest, grpc.ServerStreamingServer[WatchNotificationsResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchNotifications not implemented")
 }
 func (UnimplementedToolServiceServer) mustEmbedUnimplementedToolServiceServer() {}
 func (UnimplementedToolServiceServer) testEmbeddedByValue()                     {}
@@ -528,6 +617,35 @@ func _ToolService_Call_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolService_ListNotifications_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListNotificationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolServiceServer).ListNotifications(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolService_ListNotifications_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolServiceServer).ListNotifications(ctx, req.(*ListNotificationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ToolService_WatchNotifications_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchNotificationsRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ToolServiceServer).WatchNotifications(m, &grpc.GenericServerStream[WatchNotificationsRequest, WatchNotificationsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ToolService_WatchNotificationsServer = grpc.ServerStreamingServer[WatchNotificationsResponse]
+
 // ToolService_ServiceDesc is the grpc.ServiceDesc for ToolService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -555,6 +673,10 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Call",
 			Handler:    _ToolService_Call_Handler,
 		},
+		{
+			MethodName: "ListNotifications",
+			Handler:    _ToolService_ListNotifications_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -565,6 +687,11 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Attach",
 			Handler:       _ToolService_Attach_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchNotifications",
+			Handler:       _ToolService_WatchNotifications_Handler,
 			ServerStreams: true,
 		},
 	},

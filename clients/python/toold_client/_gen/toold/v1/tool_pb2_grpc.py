@@ -3,6 +3,7 @@
 import grpc
 
 from toold_client._gen.toold.v1 import delegation_pb2 as toold_dot_v1_dot_delegation__pb2
+from toold_client._gen.toold.v1 import notification_pb2 as toold_dot_v1_dot_notification__pb2
 from toold_client._gen.toold.v1 import tool_pb2 as toold_dot_v1_dot_tool__pb2
 
 
@@ -50,6 +51,16 @@ class ToolServiceStub(object):
                 '/toold.v1.ToolService/Call',
                 request_serializer=toold_dot_v1_dot_tool__pb2.CallRequest.SerializeToString,
                 response_deserializer=toold_dot_v1_dot_tool__pb2.CallResponse.FromString,
+                )
+        self.ListNotifications = channel.unary_unary(
+                '/toold.v1.ToolService/ListNotifications',
+                request_serializer=toold_dot_v1_dot_notification__pb2.ListNotificationsRequest.SerializeToString,
+                response_deserializer=toold_dot_v1_dot_notification__pb2.ListNotificationsResponse.FromString,
+                )
+        self.WatchNotifications = channel.unary_stream(
+                '/toold.v1.ToolService/WatchNotifications',
+                request_serializer=toold_dot_v1_dot_notification__pb2.WatchNotificationsRequest.SerializeToString,
+                response_deserializer=toold_dot_v1_dot_notification__pb2.WatchNotificationsResponse.FromString,
                 )
 
 
@@ -205,6 +216,42 @@ class ToolServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListNotifications(self, request, context):
+        """ListNotifications returns the session's notifications after a cursor,
+        oldest first: the messages for the model that no tool call returns,
+        each Claude Code's <task-notification> (a Monitor's events and end,
+        a background Bash command's end, a background agent's end). The
+        orchestrator puts them into its next request, as Claude Code puts
+        them into the conversation (docs/notifications.md). Any replica
+        answers for every replica's tasks (with --redis-url); nothing is
+        consumed, so a reader that lost an answer asks again with the same
+        cursor. A session keeps its newest 1000; dropped counts those a
+        reader missed.
+
+        Errors: NOT_FOUND for an unknown session; INVALID_ARGUMENT for a bad
+        cursor, limit or wait.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchNotifications(self, request, context):
+        """WatchNotifications streams the session's notifications after a
+        cursor, then each later one as it comes, from whichever replica's
+        task made it. The first message comes at once (with the kept
+        notifications, or none), so that the client knows the watch stands;
+        after a silence of the server's --stream-keepalive interval a message
+        with no notification keeps the stream open. To resume a watch that
+        broke, watch again (on any replica) with the last next_after_seq.
+
+        Errors: NOT_FOUND for an unknown session, also when it is deleted or
+        expires during the watch; UNAVAILABLE when the server shuts down (watch
+        again elsewhere); INVALID_ARGUMENT for a bad cursor.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -242,6 +289,16 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.Call,
                     request_deserializer=toold_dot_v1_dot_tool__pb2.CallRequest.FromString,
                     response_serializer=toold_dot_v1_dot_tool__pb2.CallResponse.SerializeToString,
+            ),
+            'ListNotifications': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNotifications,
+                    request_deserializer=toold_dot_v1_dot_notification__pb2.ListNotificationsRequest.FromString,
+                    response_serializer=toold_dot_v1_dot_notification__pb2.ListNotificationsResponse.SerializeToString,
+            ),
+            'WatchNotifications': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchNotifications,
+                    request_deserializer=toold_dot_v1_dot_notification__pb2.WatchNotificationsRequest.FromString,
+                    response_serializer=toold_dot_v1_dot_notification__pb2.WatchNotificationsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -370,5 +427,39 @@ class ToolService(object):
         return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/Call',
             toold_dot_v1_dot_tool__pb2.CallRequest.SerializeToString,
             toold_dot_v1_dot_tool__pb2.CallResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toold.v1.ToolService/ListNotifications',
+            toold_dot_v1_dot_notification__pb2.ListNotificationsRequest.SerializeToString,
+            toold_dot_v1_dot_notification__pb2.ListNotificationsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def WatchNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(request, target, '/toold.v1.ToolService/WatchNotifications',
+            toold_dot_v1_dot_notification__pb2.WatchNotificationsRequest.SerializeToString,
+            toold_dot_v1_dot_notification__pb2.WatchNotificationsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -59,21 +58,22 @@ func (c delegateConfig) engineConfig(st store.Store, wm *worktree.Manager) exec.
 }
 
 // agentWorktrees makes the worktrees of subagents started with isolation
-// "worktree", as EnterWorktree makes a session's (under the repository's
-// .claude/worktrees/, on a new branch). The worktree stays when the
+// "worktree" through the path EnterWorktree takes (worktree.Manager.Make):
+// the WorktreeCreate hooks when configured, else git under the
+// repository's .claude/worktrees/agent-<id>. The worktree stays when the
 // subagent ends: ExitWorktree in its session removes it.
 type agentWorktrees struct{ m *worktree.Manager }
 
 var _ session.WorktreeMaker = agentWorktrees{}
 
-func (a agentWorktrees) MakeWorktree(ctx context.Context, sessionID string, dirs []string, cwd string, environ []string) (string, string, error) {
-	wt, err := a.m.Create(ctx, worktree.Request{SessionID: sessionID, Dirs: dirs, Cwd: cwd, Environ: environ})
-	switch {
-	case errors.Is(err, worktree.ErrNotRepo):
-		// Claude Code 2.1.332's text (recorded), bare as it throws it.
-		return "", "", tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: not in a git repository and no WorktreeCreate hooks are configured. Configure WorktreeCreate/WorktreeRemove hooks in settings.json to use worktree isolation with other VCS systems."))
-	case err != nil:
-		return "", "", tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: %v", err))
+func (a agentWorktrees) MakeWorktree(ctx context.Context, r session.WorktreeRequest) (session.ChildWorktree, error) {
+	req := worktree.HookRequest{
+		Request:   worktree.Request{SessionID: r.SessionID, Dirs: r.Dirs, Cwd: r.Cwd, Environ: r.Environ, Name: r.Name},
+		Workspace: r.Workspace, HookSessionID: r.ParentID,
 	}
-	return wt.Path, wt.GitDir, nil
+	wt, kind, err := a.m.Make(ctx, req)
+	if err != nil {
+		return session.ChildWorktree{}, worktree.AgentError(err)
+	}
+	return session.ChildWorktree{Path: wt.Path, GitDir: wt.GitDir, Branch: wt.Branch, Kind: kind}, nil
 }

@@ -28,14 +28,44 @@ type Children struct {
 	worktrees WorktreeMaker
 }
 
-// WorktreeMaker makes a git worktree for a child session (an Agent call
-// with isolation "worktree") from the repository that holds cwd; dirs are
-// the parent's directories, primary first, which the repository and the
-// worktree must lie in. It returns the worktree and the repository's git
-// directory. A *tool.Error is the model's to read.
+// WorktreeMaker makes the worktree of a child session (an Agent call with
+// isolation "worktree") as EnterWorktree makes a session's: by the
+// WorktreeCreate hooks when configured, else with git from the
+// repository that holds the parent's directory. A *tool.Error is the
+// model's to read.
 type WorktreeMaker interface {
-	MakeWorktree(ctx context.Context, sessionID string, dirs []string, cwd string, environ []string) (path, gitDir string, err error)
+	MakeWorktree(ctx context.Context, req WorktreeRequest) (ChildWorktree, error)
 }
+
+// WorktreeRequest is the worktree a child session asks for.
+type WorktreeRequest struct {
+	// SessionID is the child's (git runs confined for it); ParentID the
+	// parent's, under which the hooks are asked, as Claude Code asks them
+	// under its own session for its agents.
+	SessionID, ParentID string
+	// Name is the worktree's name: agent-<child id>.
+	Name string
+	// Workspace is the sessions' workspace (the hooks' project
+	// directory); Dirs the parent's directories, primary first, which the
+	// repository and the worktree must lie in; Cwd the parent's directory.
+	Workspace string
+	Dirs      []string
+	Cwd       string
+	Environ   []string
+}
+
+// ChildWorktree is the worktree made for a child: its path, the git
+// directory the child needs among its directories ("" for a hook's
+// folder outside git), its branch, and how the child holds it
+// (store.WorktreeMade, WorktreeHook, WorktreeEntered).
+type ChildWorktree struct {
+	Path, GitDir, Branch, Kind string
+}
+
+// AgentWorktreeName is the name a subagent's worktree is made under:
+// Claude Code's agent-<agent id>, the agent's id being its child
+// session's here.
+func AgentWorktreeName(childID string) string { return "agent-" + childID }
 
 // NewChildren returns the child-session maker on st; wm, when not nil,
 // makes the worktrees of isolated subagents.
@@ -81,11 +111,17 @@ func (c *Children) CreateChild(ctx context.Context, parent *store.Session, at to
 		if c.worktrees == nil {
 			return nil, tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: this server makes no worktrees."))
 		}
-		path, gitDir, err := c.worktrees.MakeWorktree(ctx, id, at.Dirs, at.Cwd, at.Environ)
+		wt, err := c.worktrees.MakeWorktree(ctx, WorktreeRequest{
+			SessionID: id, ParentID: p.ID, Name: AgentWorktreeName(id),
+			Workspace: p.Workspace, Dirs: at.Dirs, Cwd: at.Cwd, Environ: at.Environ,
+		})
 		if err != nil {
 			return nil, err
 		}
-		child.Worktree, child.WorktreeGitDir, child.Cwd = path, gitDir, path
+		child.Worktree, child.WorktreeGitDir, child.Cwd = wt.Path, wt.GitDir, wt.Path
+		// ExitWorktree in the child leaves, keeps or removes it as the
+		// session's own; it returns to the directory the parent was in.
+		child.WorktreeKind, child.WorktreeBranch, child.WorktreeReturn = wt.Kind, wt.Branch, at.Cwd
 	}
 	if err := c.store.CreateSession(ctx, child); err != nil {
 		return nil, fmt.Errorf("create the child session: %w", err)

@@ -47,9 +47,11 @@ type Delegation struct {
 type ChildSpec struct {
 	AgentType   string
 	Description string
-	// Worktree gives the child a git worktree of its own, made from the
-	// repository of the parent's current directory (isolation:
-	// "worktree"): the child's primary directory, policy root and cwd.
+	// Worktree gives the child a worktree of its own (isolation:
+	// "worktree"), made as EnterWorktree makes one: by the WorktreeCreate
+	// hooks when configured, else with git from the repository of the
+	// parent's current directory. It is the child's primary directory,
+	// policy root and cwd.
 	Worktree bool
 }
 

@@ -214,32 +214,132 @@ cat `+ws+`/.hook-SubagentStop`)
 }
 
 // isolation "worktree" gives the subagent a git worktree of the parent's
-// repository: the child session works there, the parent's checkout is
-// untouched; outside a repository the call fails with Claude Code's text.
+// repository, made as EnterWorktree makes one, under Claude Code's name
+// agent-<id> (the child session's id): the child session works there, the
+// parent's checkout is untouched; outside a repository the call fails
+// with Claude Code's text. As root and as a non-root toold (uid 10001).
 func TestDelegationWorktreeIsolation(t *testing.T) {
+	t.Run("root", func(t *testing.T) { testDelegationWorktreeIsolation(t, -1) })
+	t.Run("uid10001", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Logf("the tests run as uid %d: the other subtest already drives a non-root toold", os.Geteuid())
+			return
+		}
+		testDelegationWorktreeIsolation(t, 10001)
+	})
+}
+
+// isolatedAgent starts an isolated Agent call in session sid, runs cmd as
+// Bash in the child session, completes the call, and prints the child's
+// id as child=ID.
+func isolatedAgent(addr, sid, id, cmd, dir string) string {
+	f := dir + "/" + id + ".out"
+	return `
+grpcurl -plaintext -d '{"session_id": "` + sid + `", "calls": [{"tool_use_id": "` + id + `", "name": "Agent", "input": {"description": "Isolated", "prompt": "work", "isolation": "worktree", "run_in_background": false}}]}' ` + addr + ` toold.v1.ToolService/Execute > ` + f + ` 2>&1 &
+for i in $(seq 300); do grep -q '"childSessionId"' ` + f + ` && break; sleep 0.1; done
+CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' ` + f + `)
+echo "child=$CHILD"
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "` + id + `c", "name": "Bash", "input": {"command": "` + cmd + `"}}]}' ` + addr + ` toold.v1.ToolService/Execute
+grpcurl -plaintext -d '{"session_id": "` + sid + `", "tool_use_id": "` + id + `", "text": "done"}' ` + addr + ` toold.v1.ToolService/CompleteCall
+wait
+cat ` + f + `
+`
+}
+
+func testDelegationWorktreeIsolation(t *testing.T, uid int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	d := startToold(t, "--delegated-tools")
+	d := startTooldAs(t, uid, "--delegated-tools")
 	sid := createSessionMode(t, ctx, d.addr, "PERMISSION_MODE_BYPASS_PERMISSIONS")
-	agentCall := func(id string) string {
-		return `{"session_id": "` + sid + `", "calls": [{"tool_use_id": "` + id + `", "name": "Agent", "input": {"description": "Isolated", "prompt": "work", "isolation": "worktree", "run_in_background": false}}]}`
-	}
-	out, _ := sh(t, ctx, `grpcurl -plaintext -d '`+agentCall("toolu_w0")+`' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
+	out, _ := sh(t, ctx, `grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_w0", "name": "Agent", "input": {"description": "Isolated", "prompt": "work", "isolation": "worktree", "run_in_background": false}}]}' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
 	mustContain(t, out, "Cannot create agent worktree: not in a git repository and no WorktreeCreate hooks are configured.")
-	f := t.TempDir() + "/exec.out"
+	dir := t.TempDir()
+	passThrough(t, dir)
 	out, err := sh(t, ctx, `
 grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_w1", "name": "Bash", "input": {"command": "git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m init && echo inited"}}]}' `+d.addr+` toold.v1.ToolService/Execute | grep -c inited
-grpcurl -plaintext -d '`+agentCall("toolu_w2")+`' `+d.addr+` toold.v1.ToolService/Execute > `+f+` 2>&1 &
-for i in $(seq 300); do grep -q '"childSessionId"' `+f+` && break; sleep 0.1; done
-CHILD=$(sed -n 's/^ *"childSessionId": "\([a-z2-7]*\)".*/\1/p' `+f+`)
-grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "toolu_w3", "name": "Bash", "input": {"command": "echo child-cwd=$(pwd) && git branch --show-current && touch made-in-worktree"}}]}' `+d.addr+` toold.v1.ToolService/Execute
-grpcurl -plaintext -d '{"session_id": "`+sid+`", "tool_use_id": "toolu_w2", "text": "done"}' `+d.addr+` toold.v1.ToolService/CompleteCall
-wait
+`+isolatedAgent(d.addr, sid, "toolu_w2", "echo child-cwd=$(pwd) && git branch --show-current && touch made-in-worktree", dir)+`
 grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_w4", "name": "Bash", "input": {"command": "ls made-in-worktree 2>&1; ls .claude/worktrees/*/made-in-worktree"}}]}' `+d.addr+` toold.v1.ToolService/Execute`)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	mustContain(t, out, "child-cwd=", "/.claude/worktrees/", "worktree-", "No such file", "/made-in-worktree")
+	child := regexp.MustCompile(`child=([a-z2-7]{26})`).FindStringSubmatch(out)
+	if child == nil {
+		t.Fatalf("no child:\n%s", out)
+	}
+	name := "agent-" + child[1]
+	mustContain(t, out, "child-cwd=", "/.claude/worktrees/"+name+`\nworktree-`+name+`"`, "No such file", ".claude/worktrees/"+name+"/made-in-worktree")
+}
+
+// With WorktreeCreate and WorktreeRemove hooks configured, a subagent's
+// worktree is the hooks' too, as Claude Code's is (recorded: the hook is
+// asked under the parent's session, from the parent's directory, for
+// agent-<id>): here, outside a repository, a folder the hook makes. The
+// child works there; ExitWorktree in the child removes it with the
+// WorktreeRemove hook. A failing hook fails the call with its words. As
+// root and as a non-root toold (uid 10001).
+func TestDelegationWorktreeHooks(t *testing.T) {
+	t.Run("root", func(t *testing.T) { testDelegationWorktreeHooks(t, -1) })
+	t.Run("uid10001", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Logf("the tests run as uid %d: the other subtest already drives a non-root toold", os.Geteuid())
+			return
+		}
+		testDelegationWorktreeHooks(t, 10001)
+	})
+}
+
+func testDelegationWorktreeHooks(t *testing.T, uid int) {
+	dir := t.TempDir()
+	passThrough(t, dir)
+	mk := filepath.Join(dir, "mk.sh")
+	os.WriteFile(mk, []byte(`#!/bin/bash
+in=$(cat)
+printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/.hooks.log"
+name=$(jq -r .name <<<"$in")
+[ -e "$CLAUDE_PROJECT_DIR/.refuse" ] && { echo "no worktrees today" >&2; exit 1; }
+d="$CLAUDE_PROJECT_DIR/hw/$name"
+mkdir -p "$d" && chown --reference="$CLAUDE_PROJECT_DIR" "$CLAUDE_PROJECT_DIR/hw" "$d"
+echo "$d"
+`), 0o755)
+	rm := filepath.Join(dir, "rm.sh")
+	os.WriteFile(rm, []byte(`#!/bin/bash
+in=$(cat)
+printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/.hooks.log"
+rm -rf "$(jq -r .worktree_path <<<"$in")"
+`), 0o755)
+	settings := filepath.Join(dir, "settings.json")
+	os.WriteFile(settings, []byte(`{"hooks": {
+		"WorktreeCreate": [{"hooks": [{"type": "command", "command": "`+mk+`"}]}],
+		"WorktreeRemove": [{"hooks": [{"type": "command", "command": "`+rm+`"}]}]}}`), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := startTooldAs(t, uid, "--delegated-tools", "--settings", settings)
+	out, err := sh(t, ctx, `grpcurl -plaintext -d '{"mode": "PERMISSION_MODE_BYPASS_PERMISSIONS"}' `+d.addr+` toold.v1.SessionService/CreateSession`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	sid := regexp.MustCompile(`"id": "([a-z2-7]{26})"`).FindStringSubmatch(out)[1]
+	ws := regexp.MustCompile(`"workspace": "([^"]+)"`).FindStringSubmatch(out)[1]
+	out, err = sh(t, ctx, isolatedAgent(d.addr, sid, "toolu_k1", "echo child-cwd=$(pwd) && touch made-in-hook-folder", dir)+`
+grpcurl -plaintext -d '{"session_id": "'"$CHILD"'", "calls": [{"tool_use_id": "toolu_k2", "name": "ExitWorktree", "input": {"action": "remove", "discard_changes": true}}]}' `+d.addr+` toold.v1.ToolService/Execute
+echo "left: $(ls `+ws+`/hw)"
+cat `+ws+`/.hooks.log
+touch `+ws+`/.refuse
+grpcurl -plaintext -d '{"session_id": "`+sid+`", "calls": [{"tool_use_id": "toolu_k3", "name": "Agent", "input": {"description": "Isolated", "prompt": "work", "isolation": "worktree", "run_in_background": false}}]}' `+d.addr+` toold.v1.ToolService/Execute 2>&1`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	child := regexp.MustCompile(`child=([a-z2-7]{26})`).FindStringSubmatch(out)
+	if child == nil {
+		t.Fatalf("no child:\n%s", out)
+	}
+	name := "agent-" + child[1]
+	folder := ws + "/hw/" + name
+	mustContain(t, out, "child-cwd="+folder+`"`,
+		`"session_id":"`+sid+`"`, `"cwd":"`+ws+`"`, `"hook_event_name":"WorktreeCreate","name":"`+name+`"`,
+		`"hook_event_name":"WorktreeRemove","worktree_path":"`+folder+`"`,
+		"Exited and removed worktree at “"+folder+"”", "left: \n",
+		"WorktreeCreate hook failed: "+mk+": no worktrees today")
 }
 
 // A background agent over two replicas on one Redis: launched on A (the

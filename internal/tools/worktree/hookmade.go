@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/toold/toold/internal/hooks"
+	"github.com/toold/toold/internal/store"
+	"github.com/toold/toold/internal/tool"
 )
 
 // Hooks runs the WorktreeCreate and WorktreeRemove hooks; *hooks.Runner
@@ -32,10 +34,47 @@ type HookRequest struct {
 	// Workspace is the session's workspace: the hooks run there and find
 	// it in $CLAUDE_PROJECT_DIR.
 	Workspace string
+	// HookSessionID is the session_id the hooks read; "": SessionID. A
+	// subagent's worktree is asked for under its parent's, as Claude Code
+	// asks under its own session for its agents (recorded).
+	HookSessionID string
 }
 
 func (r HookRequest) session() hooks.Session {
-	return hooks.Session{ID: r.SessionID, Workspace: r.Workspace, Cwd: r.Cwd}
+	id := r.HookSessionID
+	if id == "" {
+		id = r.SessionID
+	}
+	return hooks.Session{ID: id, Workspace: r.Workspace, Cwd: r.Cwd}
+}
+
+// Make gives the session a worktree of the name req.Name (a generated one
+// when empty): the WorktreeCreate hooks' when any is in force, else one
+// git makes, or the existing one of that name resumed (Create). kind says
+// which, as the session records it: store.WorktreeHook,
+// store.WorktreeMade, or store.WorktreeEntered for a resumed worktree
+// whose lock another holds (the session may leave it, not remove it).
+// EnterWorktree and a subagent's isolation both come here.
+func (m *Manager) Make(ctx context.Context, req HookRequest) (wt Worktree, kind string, err error) {
+	if req.Name == "" {
+		req.Name = randomName()
+	} else if err := checkName(req.Name); err != nil {
+		return Worktree{}, "", err
+	}
+	wt, ran, err := m.CreateByHook(ctx, req, req.Name)
+	if ran {
+		return wt, store.WorktreeHook, err
+	}
+	if err == nil {
+		wt, err = m.Create(ctx, req.Request)
+	}
+	if err != nil {
+		return Worktree{}, "", err
+	}
+	if wt.Guest {
+		return wt, store.WorktreeEntered, nil
+	}
+	return wt, store.WorktreeMade, nil
 }
 
 // CreateByHook asks the WorktreeCreate hooks for the worktree named name.
@@ -154,4 +193,31 @@ func (m *Manager) record(ctx context.Context, session string, reports []hooks.Re
 	for _, r := range reports {
 		m.opts.OnHook(ctx, session, r)
 	}
+}
+
+// AgentError is what the model reads when a subagent's worktree could not
+// be made, as Claude Code 2.1.332 words it (recorded): outside a
+// repository without hooks "Cannot create agent worktree: ...", a failed
+// hook or a refused folder in the same words as for EnterWorktree, bare
+// as Claude Code throws them.
+func AgentError(err error) error {
+	var te *tool.Error
+	switch {
+	case errors.As(err, &te):
+		return te
+	case errors.Is(err, ErrNotRepo):
+		return tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: not in a git repository and no WorktreeCreate hooks are configured. Configure WorktreeCreate/WorktreeRemove hooks in settings.json to use worktree isolation with other VCS systems."))
+	}
+	var (
+		he *HookError
+		le *LinkError
+		re *ResumeError
+		oe *OutsideError
+		ge *GitError
+		be *BaseError
+	)
+	if errors.As(err, &he) || errors.As(err, &le) || errors.As(err, &re) || errors.As(err, &oe) || errors.As(err, &ge) || errors.As(err, &be) {
+		return tool.Bare(tool.Errorf(tool.KindFailed, "%s", err.Error()))
+	}
+	return tool.Bare(tool.Errorf(tool.KindFailed, "Cannot create agent worktree: %v", err))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -91,6 +92,12 @@ type Worktree struct {
 	// --git-common-dir), where git in the worktree writes objects and
 	// refs: the session needs it among its directories.
 	GitDir string
+	// Resumed: the worktree of the name existed and was taken up as it
+	// was (see resume); Reset: and moved to the current base first.
+	Resumed, Reset bool
+	// Guest: someone else holds the resumed worktree's lock, so the
+	// session may leave it but not remove it.
+	Guest bool
 }
 
 // ErrNotRepo: the session's directory is in no git repository.
@@ -112,13 +119,18 @@ func (e *OutsideError) Error() string {
 	return fmt.Sprintf("Cannot create a worktree: the %s (%s) is outside the session's workspace.", e.What, e.Path)
 }
 
-// GitError is a git command that failed.
+// GitError is a git command that failed: "Failed to <Op>: <Stderr>", or
+// Msg when set.
 type GitError struct {
 	Op     string
 	Stderr string
+	Msg    string
 }
 
 func (e *GitError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
 	msg := "Failed to " + e.Op
 	if e.Stderr != "" {
 		msg += ": " + e.Stderr
@@ -129,10 +141,12 @@ func (e *GitError) Error() string {
 // Create makes a worktree of the repository that holds req.Cwd, under the
 // repository's .claude/worktrees/, on branch worktree-<name> (reset to the
 // base when it exists, as Claude Code's git worktree add -B does) from the
-// base worktree.baseRef chooses (see base), and locks it (git worktree
-// lock) while a session works in it. The repository, its git directory
-// and the new worktree must all be inside the session's primary
-// directory.
+// base worktree.baseRef chooses (see base), records that base in the
+// worktree's records (CLAUDE_BASE), and locks it (git worktree lock)
+// while a session works in it. When the worktree's folder exists it is
+// resumed instead, or refused, as Claude Code does (see resume). The
+// repository, its git directory and the worktree must all be inside the
+// session's primary directory.
 func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 	if m.initErr != nil {
 		return Worktree{}, m.initErr
@@ -167,16 +181,29 @@ func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 	wt := Worktree{Path: filepath.Join(top, ".claude", "worktrees", dirName(name)), Branch: BranchName(name), Repo: top, GitDir: common}
 	// git makes the missing directories; none that exists may be a link
 	// (a .claude pointing elsewhere would put the worktree there).
+	exists := false
 	for _, d := range []string{filepath.Join(top, ".claude"), filepath.Join(top, ".claude", "worktrees"), wt.Path} {
 		fi, err := os.Lstat(d)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
 			return Worktree{}, err
-		case d == wt.Path:
-			return Worktree{}, fmt.Errorf("Cannot create a worktree: %s exists already.", wt.Path)
+		case fi.Mode()&os.ModeSymlink != 0:
+			rel, _ := filepath.Rel(top, d)
+			return Worktree{}, &LinkError{Rel: rel}
 		case !fi.IsDir():
 			return Worktree{}, &OutsideError{What: "worktree directory", Path: d + " (not a plain directory)"}
+		case d == wt.Path:
+			exists = true
+		}
+	}
+	if exists {
+		resumed, err := m.resume(ctx, req, &wt)
+		if err != nil {
+			return Worktree{}, err
+		}
+		if resumed {
+			return wt, nil
 		}
 	}
 	base, err := m.base(ctx, req, top)
@@ -188,7 +215,7 @@ func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 		return Worktree{}, err
 	}
 	if res.exit != 0 {
-		return Worktree{}, &GitError{Op: "create worktree", Stderr: res.stderr}
+		return Worktree{}, addError(name, wt, res.stderr)
 	}
 	// The checks above ran before git; what git made must still be a
 	// real directory inside the workspace.
@@ -199,13 +226,35 @@ func (m *Manager) Create(ctx context.Context, req Request) (Worktree, error) {
 	// Locked, as Claude Code locks it, so that `git worktree prune`
 	// leaves it alone while a session works in it. A worktree the lock
 	// failed on works as well.
-	m.git.run(ctx, req.SessionID, req.Dirs, top, req.Environ, "worktree", "lock", "--reason", "claude session", wt.Path)
+	m.git.run(ctx, req.SessionID, req.Dirs, top, req.Environ, "worktree", "lock", "--reason", lockReasonOwn, wt.Path)
+	m.writeBase(wt, base)
 	return wt, nil
 }
 
+// addError words a failed git worktree add as Claude Code does: a branch
+// checked out in another worktree, a folder in the way, anything else.
+func addError(name string, wt Worktree, stderr string) error {
+	said := strings.TrimSpace(stderr)
+	switch {
+	case checkedOut.MatchString(said):
+		return &GitError{Msg: fmt.Sprintf("branch %q for worktree %q is already checked out elsewhere in this repository. Pass a different --worktree name.", wt.Branch, name)}
+	case alreadyExists.MatchString(said):
+		return &GitError{Msg: fmt.Sprintf("worktree %q already exists at %s but cannot be reused (%s). Remove that directory (with `git worktree remove` if it's a registered worktree, or by deleting it if it's a stray directory) or pass a different --worktree name.", name, wt.Path, said)}
+	}
+	return &GitError{Op: "create worktree", Stderr: said}
+}
+
+var (
+	checkedOut    = regexp.MustCompile(`(?m)^fatal: '.*' is already (?:checked out|used by worktree) at '`)
+	alreadyExists = regexp.MustCompile(`(?m)^fatal: .* already exists`)
+)
+
 // Changes counts what removing a worktree would lose: files with changes
-// not committed (untracked ones included) and commits on its branch that
-// no other branch holds.
+// not committed (untracked ones included), and commits: those made since
+// the base recorded for it (CLAUDE_BASE, as Claude Code counts them from
+// the commit its session started from, so that a worktree from a fresh
+// base, or one reset to it, counts none of origin's), else those on its
+// branch that no other branch holds.
 func (m *Manager) Changes(ctx context.Context, req Request, path string) (files, commits int, err error) {
 	if m.initErr != nil {
 		return 0, 0, m.initErr
@@ -220,6 +269,15 @@ func (m *Manager) Changes(ctx context.Context, req Request, path string) (files,
 	for _, l := range strings.Split(res.stdout, "\n") {
 		if l != "" {
 			files++
+		}
+	}
+	if common, err := m.revParse(ctx, req, path, "--path-format=absolute", "--git-common-dir"); err == nil {
+		if base := m.readBase(Worktree{Path: path, GitDir: common}); base != "" {
+			res, err := m.git.run(ctx, req.SessionID, req.Dirs, path, req.Environ, "rev-list", "--count", base+"..HEAD", "--")
+			if err == nil && res.exit == 0 {
+				commits, _ = strconv.Atoi(strings.TrimSpace(res.stdout))
+				return files, commits, nil
+			}
 		}
 	}
 	branch := m.Branch(ctx, req, path)

@@ -19,7 +19,16 @@
 //   - with WorktreeCreate hooks configured, the hook makes the worktree
 //     (in a repository too) and prints its path; ExitWorktree removes it
 //     with the WorktreeRemove hooks, and only with discard_changes, as it
-//     cannot tell what would be lost.
+//     cannot tell what would be lost;
+//   - a name whose folder exists is resumed (cases_worktree_resume.json):
+//     a linked worktree of the repository is taken up as it is, or reset
+//     to a fresh base when it has nothing of its own; an orphan is cleared
+//     away and made anew; another repository's worktree, a link on the
+//     way and anything git refuses are refused. The session owns what it
+//     resumed unless another holds its lock (see resume.go);
+//   - a subagent's isolation "worktree" comes through the same path
+//     (Manager.Make): the hooks when configured, else git, under Claude
+//     Code's name agent-<id>.
 //
 // toold goes further than moving the cwd: while the session is in a
 // worktree, the worktree is the session's primary directory
@@ -27,17 +36,16 @@
 // grants and the anchor of permission rules are the worktree's, on every
 // replica, until ExitWorktree. Whatever Claude Code accepts, the worktree,
 // its repository and that repository's git directory must lie inside the
-// session's workspace, symlinks resolved, for worktrees made, entered or
-// printed by a hook alike: a tenant's session never reaches past its
-// subtree. git runs confined like a Bash command, with hooks and the
-// fsmonitor off; the fetch of a fresh base also runs no program the
+// session's workspace, symlinks resolved, for worktrees made, entered,
+// resumed or printed by a hook alike: a tenant's session never reaches
+// past its subtree. git runs confined like a Bash command, with hooks and
+// the fsmonitor off; the fetch of a fresh base also runs no program the
 // repository's configuration names (see fetchConfig).
 //
-// Not done: resuming a worktree of the same name (Claude Code's
-// "Resumed worktree at ...": toold refuses the name while its directory
-// exists), the liveness check of another session's lock on a worktree
-// entered by path, and hooks for subagents' worktrees (isolation
-// "worktree" uses git only).
+// Not done: the liveness check of another session's lock on a worktree
+// entered by path, and what Claude Code does with a subagent's worktree
+// when the subagent ends (it removes a clean git one and names a kept one
+// in the Agent result; toold keeps it for the child's ExitWorktree).
 package worktree
 
 import (
@@ -172,13 +180,7 @@ func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error
 		name = randomName()
 	}
 	req := Request{SessionID: env.SessionID, Dirs: env.Files.Dirs(), Cwd: env.Cwd, Environ: env.Environ, Name: name}
-	kind := store.WorktreeMade
-	wt, ran, err := c.t.m.CreateByHook(ctx, HookRequest{Request: req, Workspace: s.Workspace}, name)
-	if ran {
-		kind = store.WorktreeHook
-	} else if err == nil {
-		wt, err = c.t.m.Create(ctx, req)
-	}
+	wt, kind, err := c.t.m.Make(ctx, HookRequest{Request: req, Workspace: s.Workspace})
 	if err != nil {
 		return nil, toolError(err)
 	}
@@ -194,16 +196,20 @@ func (c *enterCall) Run(ctx context.Context, env *tool.Env) (*tool.Result, error
 	})
 	if err != nil {
 		// The session did not move: what git made goes again (a hook's
-		// worktree is the hook's to remove).
-		if kind == store.WorktreeMade {
+		// worktree is the hook's to remove, a resumed one stays as it
+		// was found, let go of).
+		switch {
+		case kind == store.WorktreeMade && !wt.Resumed:
 			c.t.m.Remove(context.WithoutCancel(ctx), req, wt.Path, wt.Branch)
+		case kind == store.WorktreeMade:
+			c.t.m.Unlock(context.WithoutCancel(ctx), req, wt.Path)
 		}
 		if err == errBusy {
 			return nil, tool.InvalidInputf("%s", alreadyIn)
 		}
 		return nil, tool.Errorf(tool.KindUnavailable, "The session could not be moved into the worktree: %v", err)
 	}
-	res := tool.Text("Created worktree at “" + wt.Path + "”" + onBranch(wt.Branch) + "." + enterTail)
+	res := tool.Text(createdText(wt))
 	res.WithMeta("worktree_path", wt.Path)
 	if wt.Branch != "" {
 		res.WithMeta("worktree_branch", wt.Branch)
@@ -258,6 +264,20 @@ func (c *enterCall) enterPath(ctx context.Context, env *tool.Env, s *store.Sessi
 		res.WithMeta("worktree_branch", wt.Branch)
 	}
 	return res, nil
+}
+
+// createdText is EnterWorktree's result for a worktree of a name:
+// Claude Code's words for a new one, one resumed as it was, and one reset
+// to the current base.
+func createdText(wt Worktree) string {
+	verb, note := "Created", ""
+	switch {
+	case wt.Reset:
+		verb, note = "Reused", " A worktree with this name already existed; its previous work was fully merged upstream, so it was reset to the current base."
+	case wt.Resumed:
+		verb, note = "Resumed", " A worktree with this name already existed and was resumed as-is — it may carry an earlier session’s commits. Pass a different name if you wanted a fresh worktree."
+	}
+	return verb + " worktree at “" + wt.Path + "”" + onBranch(wt.Branch) + "." + note + enterTail
 }
 
 func onBranch(branch string) string {

@@ -211,9 +211,17 @@ func landlockRuleset(spec *helperSpec) (landlock.Config, []landlock.Rule) {
 // one port each, so "all but these" is 65,535 rules minus a few: building
 // them takes a few hundred milliseconds, so it is done once per launcher
 // and the ruleset stacked on each session's (see starter).
+//
+// Landlock refuses linking or renaming a file into another directory
+// ("refer") in every layer that does not grant it, even in a layer that
+// handles no file access at all: a ports-only layer would make every
+// cross-directory link and rename fail with EXDEV (git's object store, a
+// package manager's unpacking). So this layer grants refer everywhere;
+// the session's own layer still decides where it may happen.
 func portRuleset(denied []uint16) (layer, error) {
-	cfg := landlock.Config{HandledAccessNet: ll.AccessNetConnectTCP}
-	fd, flags, err := cfg.BestEffort().NewRulesetFD(portRules(denied)...)
+	cfg := landlock.Config{HandledAccessFS: ll.AccessFSRefer, HandledAccessNet: ll.AccessNetConnectTCP}
+	rules := append(portRules(denied), landlock.PathAccess(ll.AccessFSRefer, "/"))
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
 		return layer{fd: -1}, fmt.Errorf("sandbox: building the port ruleset: %w", err)
 	}

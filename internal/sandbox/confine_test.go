@@ -152,3 +152,49 @@ func TestRequiredRefusesToStartWithoutAProtection(t *testing.T) {
 		t.Errorf("best-effort status without cgroups: %+v", st)
 	}
 }
+
+// TestLinksAndRenamesBetweenDirectories: inside the session's directories
+// a file may be hard-linked and renamed from one directory to another (git
+// stores objects so, package managers unpack so), whatever other Landlock
+// layers are stacked on the session's: Landlock refuses such a "refer" in
+// every layer that does not grant it, even one that handles only ports.
+// Out of the session's directories, or into them from outside, both stay
+// refused.
+func TestLinksAndRenamesBetweenDirectories(t *testing.T) {
+	for name, cgroupDir := range modes(t) {
+		for _, opts := range []Options{
+			{CgroupDir: cgroupDir},
+			{CgroupDir: cgroupDir, Network: true, DeniedPorts: []int{6379}},
+			{CgroupDir: cgroupDir, Network: false, DeniedPorts: []int{6379}},
+		} {
+			t.Run(fmt.Sprintf("%s/network=%v/ports=%v", name, opts.Network, opts.DeniedPorts), func(t *testing.T) {
+				f := newFixture(t, opts)
+				if st := f.l.Status(); !st.Landlock || st.LandlockABI < 2 {
+					t.Skipf("MISSING on this machine: Landlock with refer (ABI %d)", st.LandlockABI)
+				}
+				if err := os.WriteFile(filepath.Join(f.outside, "o"), []byte("outside"), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				script := fmt.Sprintf(`
+mkdir -p d1 d2 && echo x > d1/f && echo y > d1/g
+ln d1/f d2/hard && echo LINK-OK
+/usr/bin/python3 -c 'import os; os.rename("d1/g", "d2/g")' && echo RENAME-OK
+ln %[1]s/o in-from-outside 2>/dev/null && echo OUTSIDE-LINKED
+/usr/bin/python3 -c 'import os; os.rename("d2/g", "%[1]s/g")' 2>/dev/null && echo MOVED-OUT
+/usr/bin/python3 -c 'import os; os.link("d1/f", "%[1]s/l")' 2>/dev/null && echo LINKED-OUT
+true`, f.outside)
+				r := f.run(t, context.Background(), script)
+				for _, want := range []string{"LINK-OK", "RENAME-OK"} {
+					if !strings.Contains(r.stdout, want) {
+						t.Errorf("%s missing: a link or rename inside the workspace failed:\n%v", want, r)
+					}
+				}
+				for _, bad := range []string{"OUTSIDE-LINKED", "MOVED-OUT", "LINKED-OUT"} {
+					if strings.Contains(r.stdout, bad) {
+						t.Errorf("%s: a link or rename across the workspace's edge succeeded:\n%v", bad, r)
+					}
+				}
+			})
+		}
+	}
+}

@@ -30,6 +30,7 @@ var escapeTests = []string{
 	"TestLimitsCannotBeRaised",
 	"TestToolsOwnThreadsStayUnconfined",
 	"TestBashToolThroughTheSandbox",
+	"TestLinksAndRenamesBetweenDirectories",
 }
 
 // TestEscapesAsNonRootToold runs the escape tests again in a copy of this

@@ -328,6 +328,9 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) 
 		c.runCtx, stop = e.cancels.track(ctx, store.CallRef{SessionID: c.Session.ID, ToolUseID: c.ToolUseID})
 		defer stop()
 	}
+	// A cancelled batch context cancels its children one by one: a call
+	// whose own context is not cancelled yet must not start in between.
+	outer := ctx
 	ctx = c.runCtx
 	c.started = time.Now()
 	log := e.newCallLog(c.Session.ID, c.ToolUseID, owner, c.Sink)
@@ -338,6 +341,8 @@ func (e *Engine) one(ctx context.Context, c *Call, prepErr error, owner string) 
 		switch {
 		case ctx.Err() != nil:
 			err = ctx.Err()
+		case outer.Err() != nil:
+			err = outer.Err()
 		default:
 			res, err = e.safeRun(ctx, c)
 		}

@@ -1,39 +1,12 @@
 package monitor
 
-const description = `Runs a command in the background and watches its standard output: each line it prints is an event. The call returns at once; the events come to you later as notifications, lines that arrive close together (within 200 ms) in one notification, and one more when the command ends or the monitor expires. Don't wait or poll for them: carry on, and act on each as it comes.
+// description is Claude Code 2.1.332's description of Monitor, as its
+// requests to the model carry it, without its last part, about the ws
+// source (a WebSocket), which toold does not offer.
+const description = "Start a background monitor that streams events from a long-running script. Each stdout line is an event — you keep working and notifications arrive in the chat. Events arrive on their own schedule and are not replies from the user, even if one lands while you're waiting for the user to answer a question.\n\nPick by how many notifications you need:\n- **One** (\"tell me when the server is ready / the build finishes\") → use **Bash with `run_in_background`** and a command that exits when the condition is true, e.g. `until grep -q \"Ready in\" dev.log; do sleep 0.5; done`. You get a single completion notification when it exits.\n- **One per occurrence, until the monitor expires (re-arm to continue)** (\"tell me every time an ERROR line appears\") → Monitor with an unbounded command (`tail -f`, `inotifywait -m`, `while true`).\n- **One per occurrence, until a known end** (\"emit each CI step result, stop when the run completes\") → Monitor with a command that emits lines and then exits.\n\nYour script's stdout is the event stream. Each line becomes a notification. Exit ends the watch.\n\n  # Each matching log line is an event\n  tail -f /var/log/app.log | grep --line-buffered \"ERROR\"\n\n  # Each file change is an event\n  inotifywait -m -q --format '%e %f' /watched/dir\n\n  # Poll GitHub for new PR comments and emit one line per new comment\n  last=$(date -u +%Y-%m-%dT%H:%M:%SZ)\n  while true; do\n    now=$(date -u +%Y-%m-%dT%H:%M:%SZ)\n    gh api \"repos/owner/repo/issues/123/comments?since=$last\" --jq '.[] | \"\\(.user.login): \\(.body)\"'\n    last=$now; sleep 30\n  done\n\n  # Node script that emits events as they arrive (e.g. WebSocket listener)\n  node watch-for-events.js\n\n  # Per-occurrence with a natural end: emit each CI check as it lands, exit when the run completes\n  prev=\"\"\n  while true; do\n    s=$(gh pr checks 123 --json name,bucket)\n    cur=$(jq -r '.[] | select(.bucket!=\"pending\") | \"\\(.name): \\(.bucket)\"' <<<\"$s\" | sort)\n    comm -13 <(echo \"$prev\") <(echo \"$cur\")\n    prev=$cur\n    jq -e 'all(.bucket!=\"pending\")' <<<\"$s\" >/dev/null && break\n    sleep 30\n  done\n\n**Don't use an unbounded command for a single notification.** `tail -f`, `inotifywait -m`, and `while true` never exit on their own, so the monitor stays armed until timeout even after the event has fired. For \"tell me when X is ready,\" use Bash `run_in_background` with an `until` loop instead (one notification, ends in seconds). Note that `tail -f log | grep -m 1 ...` does *not* fix this: if the log goes quiet after the match, `tail` never receives SIGPIPE and the pipeline hangs anyway.\n\n**Script quality:**\n- Every pipe stage must flush per line or matches sit in its buffer unseen: `grep` needs `--line-buffered`, `awk` needs `fflush()`. `head` cannot flush at all — `| head -N` delivers nothing until N matches accumulate, then ends the stream.\n- In poll loops, handle transient failures (`curl ... || true`) — one failed request shouldn't kill the monitor.\n- Poll intervals: 30s+ for remote APIs (rate limits), 0.5-1s for local checks.\n- Write a specific `description` — it appears in every notification (\"errors in deploy.log\" not \"watching logs\").\n- Only stdout is the event stream. Stderr goes to the output file (readable via Read) but does not trigger notifications — for a command you run directly (e.g. `python train.py 2>&1 | grep --line-buffered ...`), merge stderr with `2>&1` so its failures reach your filter. (No effect on `tail -f` of an existing log — that file only contains what its writer redirected.)\n\n**Coverage — silence is not success.** When watching a job or process for an outcome, your filter must match every terminal state, not just the happy path. A monitor that greps only for the success marker stays silent through a crashloop, a hung process, or an unexpected exit — and silence looks identical to \"still running.\" Before arming, ask: *if this process crashed right now, would my filter emit anything?* If not, widen it.\n\n  # Wrong — silent on crash, hang, or any non-success exit\n  tail -f run.log | grep --line-buffered \"elapsed_steps=\"\n\n  # Right — one alternation covering progress + the failure signatures you'd act on\n  tail -f run.log | grep -E --line-buffered \"elapsed_steps=|Traceback|Error|FAILED|assert|Killed|OOM\"\n\nFor poll loops checking job state, emit on every terminal status (`succeeded|failed|cancelled|timeout`), not just success. If you cannot confidently enumerate the failure signatures, broaden the grep alternation rather than narrow it — some extra noise is better than missing a crashloop.\n\n**Output volume**: Every stdout line is a conversation message, so the filter should be selective — but selective means \"the lines you'd act on,\" not \"only good news.\" Never pipe raw logs; filter to exactly the success and failure signals you care about. Monitors that produce too many events are automatically stopped; restart with a tighter filter if this happens.\n\nStdout lines within 200ms are batched into a single notification, so multiline output from a single event groups naturally.\n\nThe script runs in the same shell environment as Bash. Exit ends the watch (exit code is reported). Every monitor expires after `timeout_ms` (default 5 minutes, at most 10 minutes): it is killed and you get one notice with the event count. Re-arm it if you still need the watch; for a long watch (PR monitoring, log tails) set `timeout_ms` to the maximum and re-arm on each expiry, and widen the filter if an expiry with no events was unexpected. Use TaskStop to cancel early."
 
-Choose by what you wait for:
-- One condition ("tell me when the server is ready"): a command that prints one line and exits when the condition holds, e.g. until grep -q "Ready in" dev.log; do sleep 0.5; done; echo ready.
-- Every occurrence of something ("each ERROR line"): an unbounded command such as tail -f app.log | grep --line-buffered ERROR. Each occurrence is a notification until the monitor expires; every line is also in its output file (read it with Read).
-
-Writing the command:
-- Every stage of a pipe must flush each line, or the lines wait unseen in its buffer: grep needs --line-buffered, awk fflush(); head cannot flush at all.
-- Only standard output makes events. Standard error goes to the output file only: merge it with 2>&1 when its failures should reach you.
-- Match every outcome you care about, failures included (Traceback|Error|FAILED as well as the success line): a filter that only knows success stays silent through a crash, and silence looks like "still running".
-- Keep it selective: a command that prints many lines a second gets its notifications suppressed, and one that keeps that up for 30 s is stopped.
-- In a polling loop, tolerate a failed check (curl ... || true) and poll local things every 0.5-1 s, remote APIs every 30 s or more.
-
-The command runs like a Bash command (the same directory, environment, permission rules and sandbox). timeout_ms is how long the monitor may run (default 300000, at most 600000; more is cut to 600000): it is then stopped, with one last notice. Stop a monitor early with TaskStop. description names what is watched, in every notification.`
-
-const inputSchema = `{
-  "type": "object",
-  "properties": {
-    "description": {
-      "type": "string",
-      "description": "A short description of what is watched (shown with its events)"
-    },
-    "timeout_ms": {
-      "type": "number",
-      "minimum": 1000,
-      "maximum": 3600000,
-      "default": 300000,
-      "description": "Stop the monitor after this many milliseconds (default 300000; more than 600000 is cut to 600000)"
-    },
-    "command": {
-      "type": "string",
-      "description": "The shell command whose standard output lines are the events; its exit ends the watch"
-    }
-  },
-  "required": ["description", "timeout_ms"],
-  "additionalProperties": false
-}`
+// inputSchema is Claude Code 2.1.332's input schema of Monitor without the
+// ws property. timeout_ms is required there but has a default, and Claude
+// Code takes a call without it (recorded: monitor-started-deadlines), so
+// the definition lets it be omitted (tool.Definition.MayOmit).
+const inputSchema = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"description\":{\"description\":\"Short human-readable description of what you are monitoring (shown in notifications).\",\"type\":\"string\"},\"timeout_ms\":{\"description\":\"Kill the monitor after this deadline. Default 300000ms. Deadlines above 600000ms are capped to 600000ms. You are notified at expiry and can re-arm.\",\"default\":300000,\"type\":\"number\",\"minimum\":1000,\"maximum\":3600000},\"command\":{\"description\":\"Shell command or script. Each stdout line is an event; exit ends the watch.\",\"type\":\"string\"}},\"required\":[\"description\",\"timeout_ms\"],\"additionalProperties\":false}"

@@ -93,6 +93,7 @@ func (t *monitorTool) Definition() tool.Definition {
 		SearchHint:  "watch wait log tail event background until",
 		DecideAs:    "Bash",
 		Command:     true,
+		MayOmit:     []string{"timeout_ms"},
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"net"
 	"testing"
 
-	grpcauth "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -52,15 +50,14 @@ type serverOpts struct {
 }
 
 // serve runs a server with the auth interceptors wired as toold wires
-// them (selector + Required + AuthFunc) and returns a client connection
+// them (the package's interceptors with AuthFunc) and returns a client connection
 // factory.
 func serve(t *testing.T, a auth.Authenticator, o serverOpts) func(...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
 	af := auth.AuthFunc(a)
-	m := auth.Required(o.publicReflection)
 	opts := []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(selector.UnaryServerInterceptor(grpcauth.UnaryServerInterceptor(af), m)),
-		grpc.ChainStreamInterceptor(selector.StreamServerInterceptor(grpcauth.StreamServerInterceptor(af), m)),
+		grpc.ChainUnaryInterceptor(auth.UnaryServerInterceptor(af, o.publicReflection)),
+		grpc.ChainStreamInterceptor(auth.StreamServerInterceptor(af, o.publicReflection)),
 	}
 	if o.tls != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(o.tls)))

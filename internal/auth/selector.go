@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	grpcauth "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"google.golang.org/grpc"
 )
 
 // Service prefixes of methods that may be called without credentials.
@@ -14,17 +14,6 @@ const (
 	reflectionV1      = "/grpc.reflection.v1.ServerReflection/"
 	reflectionV1Alpha = "/grpc.reflection.v1alpha.ServerReflection/"
 )
-
-// Required is the selector matcher that puts the auth interceptor in front
-// of every method except grpc.health.v1 (kubelet probes carry no
-// credentials) and, when publicReflection is true, server reflection.
-// Wrap the auth interceptors with selector.UnaryServerInterceptor and
-// selector.StreamServerInterceptor and this matcher.
-func Required(publicReflection bool) selector.Matcher {
-	return selector.MatchFunc(func(_ context.Context, c interceptors.CallMeta) bool {
-		return !Public(c.FullMethod(), publicReflection)
-	})
-}
 
 // Public reports whether a method (as in grpc's FullMethod,
 // "/package.Service/Method") is served without authentication.
@@ -35,3 +24,42 @@ func Public(fullMethod string, publicReflection bool) bool {
 	return publicReflection &&
 		(strings.HasPrefix(fullMethod, reflectionV1) || strings.HasPrefix(fullMethod, reflectionV1Alpha))
 }
+
+// UnaryServerInterceptor authenticates every unary method but the Public
+// ones with fn; the context fn returns is the handler's. It does what
+// go-grpc-middleware's auth interceptor under its selector does, without
+// formatting the method name for the selector on every call.
+func UnaryServerInterceptor(fn grpcauth.AuthFunc, publicReflection bool) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		if Public(info.FullMethod, publicReflection) {
+			return h(ctx, req)
+		}
+		ctx, err := fn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return h(ctx, req)
+	}
+}
+
+// StreamServerInterceptor is UnaryServerInterceptor for streams.
+func StreamServerInterceptor(fn grpcauth.AuthFunc, publicReflection bool) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		if Public(info.FullMethod, publicReflection) {
+			return h(srv, ss)
+		}
+		ctx, err := fn(ss.Context())
+		if err != nil {
+			return err
+		}
+		return h(srv, authedStream{ss, ctx})
+	}
+}
+
+// authedStream is a stream with the context authentication gave it.
+type authedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s authedStream) Context() context.Context { return s.ctx }

@@ -35,31 +35,9 @@ func newGuard(opts Options) guard {
 		a, _ = auth.New(auth.Config{Mode: auth.ModeNone})
 	}
 	fn := tenantAuthFunc(a)
-	public := opts.PublicReflection
 	g := guard{
-		// What go-grpc-middleware's auth interceptors under its selector
-		// did (auth.Required), without the per-call method name it
-		// formatted for the selector and the wrappers.
-		unaryAuth: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			if auth.Public(info.FullMethod, public) {
-				return h(ctx, req)
-			}
-			ctx, err := fn(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return h(ctx, req)
-		},
-		streamAuth: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			if auth.Public(info.FullMethod, public) {
-				return h(srv, ss)
-			}
-			ctx, err := fn(ss.Context())
-			if err != nil {
-				return err
-			}
-			return h(srv, authedStream{ss, ctx})
-		},
+		unaryAuth:  auth.UnaryServerInterceptor(fn, opts.PublicReflection),
+		streamAuth: auth.StreamServerInterceptor(fn, opts.PublicReflection),
 		limit: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			return h(srv, ss)
 		},
@@ -82,14 +60,6 @@ func newGuard(opts Options) guard {
 	}
 	return g
 }
-
-// authedStream is a stream with the context authentication gave it.
-type authedStream struct {
-	grpc.ServerStream
-	ctx context.Context
-}
-
-func (s authedStream) Context() context.Context { return s.ctx }
 
 // tenantAuthFunc authenticates with a and hands the tenant on to the
 // session layer, which owns the rule of who may use a session
